@@ -11,8 +11,8 @@ type JsonSchema = { [k: string]: unknown };
 /** An EVM address; mixed case must also be a valid EIP-55 checksum. A withdrawal's `toAddress` is trimmed first. */
 export const EVM_ADDRESS_PATTERN = "^0x[0-9a-fA-F]{40}$";
 const TRIMMED_EVM_ADDRESS_PATTERN = "^\\s*0x[0-9a-fA-F]{40}\\s*$";
-/** A cursor the API handed out: base64url, at most 200 characters. */
-export const CURSOR_PATTERN = "^[A-Za-z0-9_-]{1,200}$";
+/** A cursor the API handed out: base64url, at most 200 characters; an empty one is no cursor (the first page). */
+export const CURSOR_PATTERN = "^[A-Za-z0-9_-]{0,200}$";
 /** A sandbox transfer's decimal-string amount: positive, below 10^15 tokens. */
 const TOKEN_AMOUNT_PATTERN = "^\\s*(?=[0-9.]*[1-9])0*[0-9]{1,15}(\\.[0-9]+)?\\s*$";
 
@@ -20,6 +20,7 @@ const TOKEN_AMOUNT_PATTERN = "^\\s*(?=[0-9.]*[1-9])0*[0-9]{1,15}(\\.[0-9]+)?\\s*
 const CPF_PATTERN = "^[.\\-\\s]*([0-9][.\\-\\s]*){11}$";
 /** CNPJ: 12 letters or digits and 2 check digits, punctuation ignored; the check digits are verified too. */
 const CNPJ_PATTERN = "^[./\\-\\s]*([0-9A-Za-z][./\\-\\s]*){12}([0-9][./\\-\\s]*){2}$";
+const PHONE_PATTERN = "^[\\s().-]*\\+?[\\s().-]*([0-9][\\s().-]*){10,15}$";
 /** A calendar day written YYYY-MM-DD, from 1970 to 9999 (format `date` says the day exists). */
 const DAY_PATTERN = "^(19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}$";
 
@@ -36,6 +37,9 @@ export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
     const { exclusiveMinimum: _, ...rest } = node;
     return { ...rest, minimum: 0.01, maximum: env().MAX_ORDER_VALUE_BRL, multipleOf: 0.01 };
   }
+  // An invoice's BRL amounts (lib/invoices/schemas.ts): their 2 decimals are in the schema, the maximum is configured.
+  if (node.type === "number" && node.multipleOf === 0.01 && node.minimum === 0.01 && node.maximum === undefined)
+    return node.exclusiveMaximum === undefined ? { ...node, maximum: env().MAX_ORDER_VALUE_BRL } : node;
   if ((property === "toAddress" || property === "refundAddress") && node.type === "string" && !node.pattern)
     return {
       ...node,
@@ -45,6 +49,8 @@ export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
   if (node.type === "string" && !node.pattern) {
     if (property === "cpf") return { ...node, pattern: CPF_PATTERN, "x-format": "cpf (check digits verified)" };
     if (property === "cnpj") return { ...node, pattern: CNPJ_PATTERN, "x-format": "cnpj (check digits verified)" };
+    // A payer's phone (lib/payment-links/schemas.ts): 10 to 15 digits, a leading +, spaces ( ) . - ignored.
+    if (property === "phone") return { ...node, pattern: PHONE_PATTERN };
     if (property === "dueDate" || property === "date") return { ...node, format: "date", pattern: DAY_PATTERN };
     if (property === "pixKey")
       return {
@@ -74,7 +80,7 @@ export function enforcedQuery(name: string, schema: JsonSchema): JsonSchema {
     return {
       ...schema,
       pattern: CURSOR_PATTERN,
-      description: "Opaque: only a nextCursor this list handed out (anything else is a 400)",
+      description: "Opaque: only a nextCursor this list handed out (anything else is a 400); empty is the first page",
     };
   return schema;
 }

@@ -51,9 +51,17 @@ function hundredths(what: "value" | "percent", max: () => number, maxExclusive =
 }
 
 const maxValue = () => env().MAX_ORDER_VALUE_BRL;
-const value = () => hundredths("value", maxValue).meta({ description: "BRL, at most 2 decimals" });
+// The rule in the document too (JSON Schema keywords in the meta); a value's maximum is the configured
+// one, added when the document is built (lib/api/openapi-enforced.ts).
+const value = () =>
+  hundredths("value", maxValue).meta({ description: "BRL, at most 2 decimals", minimum: 0.01, multipleOf: 0.01 });
 const percent = (max = 100, exclusive = false) =>
-  hundredths("percent", () => max, exclusive).meta({ description: "Percent (2.5 = 2.5%), at most 2 decimals" });
+  hundredths("percent", () => max, exclusive).meta({
+    description: "Percent (2.5 = 2.5%), at most 2 decimals",
+    minimum: 0.01,
+    [exclusive ? "exclusiveMaximum" : "maximum"]: max,
+    multipleOf: 0.01,
+  });
 
 const asTerm = <M extends number>(t: { modalidade: M; value?: number; percent?: number }) => ({
   modalidade: t.modalidade,

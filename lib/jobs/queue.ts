@@ -107,7 +107,14 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     pooled: false,
     statementTimeoutMs: jobRunnerStatementTimeoutMs(),
   });
-  const sql = postgres(url, { ...options, ...pgBossClientOptions, max: 4 });
+  // The pool's bounded wait too: a request sending a job after its commit (a refund, a withdrawal) must
+  // not wait for ever behind a job runner whose connections are all busy or hung.
+  const sql = postgres(url, {
+    ...options,
+    ...pgBossClientOptions,
+    max: 4,
+    queue_timeout: env().DB_POOL_WAIT_MS || null,
+  });
   const boss = new PgBoss({
     db: postgresJsDatabase(sql),
     schema: "pgboss",

@@ -31,7 +31,8 @@ import { startTcpProxy } from "../../tests/support/tcp-proxy";
 // FAULTS_REPLICATION=async (an asynchronous standby: the failover must then fail the suite),
 // FAULTS_WAL_RETRIEVE_RETRY_INTERVAL (the standby's wal_retrieve_retry_interval, 100ms; PostgreSQL's
 // default 5s fails the restart's recovery target), PG_BIN_DIR (the newest /usr/lib/postgresql/<v>/bin),
-// FAULTS_KEEP=1 keeps the app's log.
+// FAULTS_KEEP=1 keeps the apps' logs (FAULTS_LOG_LEVEL=info: a line per request, by key), FAULTS_ONLY (comma-separated parts of fault names) runs only those
+// faults (and the fault-free warm-up), and says it was partial.
 
 const ROOT = path.resolve(__dirname, "../..");
 const int = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -42,6 +43,8 @@ const SERVER: "shipped" | "bare" = process.env.FAULTS_SERVER === "bare" ? "bare"
 const DEFAULTS = parseEnv({});
 /** How many times each fault but the failover (which ends the standby) is injected. */
 const ROUNDS = int("FAULTS_ROUNDS", 1);
+/** FAULTS_ONLY="db down,killed": only the faults whose names contain one of these (to look into one). */
+const ONLY = (process.env.FAULTS_ONLY ?? "").split(",").filter(Boolean);
 /** async: what the suite must catch, acknowledged requests lost in the failover. */
 const REPLICATION = process.env.FAULTS_REPLICATION === "async" ? "async" : "sync";
 /** How long replication is held up before the primary is lost, so that the standby lags behind it. */
@@ -310,6 +313,7 @@ class Load {
     marker: string,
   ): Promise<string | null> {
     const startedAt = Date.now();
+    let attempt = 0;
     this.inFlight.set(key, { startedAt, client });
     try {
       for (;;) {
@@ -328,6 +332,8 @@ class Load {
             headers: {
               authorization: `Bearer ${this.merchants[merchant].apiKey}`,
               "idempotency-key": key,
+              // The key and the attempt in the app's log lines: what happened to one request, on either instance.
+              "x-request-id": `${key}.${++attempt}`,
               ...(body === undefined ? {} : { "content-type": "application/json" }),
             },
             body: body === undefined ? undefined : JSON.stringify(body),
@@ -522,11 +528,13 @@ function printTable(rows: Row[], total: Row) {
 
 async function main() {
   const started = Date.now();
-  const logFile = path.join(os.tmpdir(), `faults-app-${RUN}.log`);
+  // One log per instance: which of the two said what matters when they disagree.
+  const logOf = (name: "A" | "B") => path.join(os.tmpdir(), `faults-app-${RUN}-${name}.log`);
+  const logs = logOf("A").replace(/-A\.log$/, "-{A,B}.log");
   if (!findPgbouncer())
     throw new Error("pgbouncer is not installed (apt-get install pgbouncer): instance B runs behind it");
   log(
-    `building the ${SERVER === "shipped" ? "shipped server (npm start's bundle)" : "bare server"}; the apps' log: ${logFile}`,
+    `building the ${SERVER === "shipped" ? "shipped server (npm start's bundle)" : "bare server"}; the apps' logs: ${logs}`,
   );
   const bundle = await bundleServer();
 
@@ -614,7 +622,7 @@ async function main() {
       SEED_DEMO_MERCHANT: "false",
       RATE_LIMIT_PER_MINUTE: "0",
       SANDBOX_SETTLE_SECONDS: "0",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? "warn",
       DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "faults-data-")),
       ...(process.env.FAULTS_REQUEST_DEADLINE_MS ? { REQUEST_DEADLINE_MS: String(DEADLINE_MS) } : {}),
     };
@@ -639,7 +647,10 @@ async function main() {
     log("migrating");
     await runMigrations(urlThrough(proxiesA));
     log("starting instance A (direct) and instance B (behind PgBouncer)");
-    const [appA, appB] = await Promise.all([startApp(bundle, appEnv.A, logFile), startApp(bundle, appEnv.B, logFile)]);
+    const [appA, appB] = await Promise.all([
+      startApp(bundle, appEnv.A, logOf("A")),
+      startApp(bundle, appEnv.B, logOf("B")),
+    ]);
     apps.set("A", appA);
     apps.set("B", appB);
 
@@ -670,7 +681,7 @@ async function main() {
     const rows: Row[] = [];
     const allAcks: Ack[] = [];
     const restart = async (name: "A" | "B") => {
-      const app = await startApp(bundle, appEnv[name], logFile);
+      const app = await startApp(bundle, appEnv[name], logOf(name));
       apps.set(name, app);
       return app;
     };
@@ -683,7 +694,40 @@ async function main() {
       failures?: () => string[];
     };
     /** Load, the fault (which returns when the service's dependency is back), load for `after` ms, then the checks. */
+    /** After a failed fault: what the database's sessions and PgBouncer's are doing, to say why. */
+    const explain = async (fault: string) => {
+      const sql = postgres(cluster.primary.url("payments"), { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      try {
+        const sessions = await sql<
+          { app: string; state: string; wait: string; n: number; xact_s: number; query: string }[]
+        >`
+          select coalesce(nullif(split_part(application_name, ':', 1), ''), backend_type) as app, coalesce(state, '') as state,
+                 coalesce(wait_event_type || ':' || wait_event, '') as wait, count(*)::int as n,
+                 coalesce(max(extract(epoch from now() - xact_start)), 0)::int as xact_s, min(left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 70)) as query
+          from pg_stat_activity where datname = 'payments' and pid <> pg_backend_pid()
+          group by 1, 2, 3 order by n desc`;
+        for (const r of sessions)
+          log(
+            `${fault}: sessions: ${r.n}× ${r.app} ${r.state} ${r.wait} (oldest transaction ${r.xact_s} s) ${r.query}`,
+          );
+        for (const what of ["pools", "clients", "servers"]) {
+          const rows = await bouncer.show(what);
+          const states = new Map<string, number>();
+          for (const r of rows)
+            bump(
+              states,
+              `${String(r.state ?? "")}${r.cl_waiting !== undefined ? ` cl_active=${String(r.cl_active)} cl_waiting=${String(r.cl_waiting)} sv_active=${String(r.sv_active)} sv_idle=${String(r.sv_idle)} sv_used=${String(r.sv_used)} sv_login=${String(r.sv_login)}` : ""}`,
+            );
+          log(`${fault}: pgbouncer ${what}: ${[...states].map(([k, n]) => `${n}× ${k}`).join("; ")}`);
+        }
+      } catch (err) {
+        log(`${fault}: could not look at the sessions: ${String(err)}`);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    };
     const phase = async (fault: string, inject: () => Promise<Injected>, after = 3000) => {
+      if (fault !== "none" && ONLY.length > 0 && !ONLY.some((w) => fault.includes(w))) return;
       log(`${fault}: load`);
       load.start(fault);
       await sleep(2000);
@@ -752,6 +796,7 @@ async function main() {
         `${fault}: ${c.acknowledged} acknowledged, ${c.found} found, ${c.duplicated} duplicated, ${c.ledgerMismatches} mismatches, ${row.overDeadline} over deadline, recovery ${recoveryMs ?? "–"} ms, slowest answer ${Math.round(stats.slowestMs)} ms; acknowledged ${ops}; attempts ${stats.attempts} (${statuses})${refused ? `; refused: ${refused}` : ""}${row.extra ? `; ${row.extra}` : ""}`,
       );
       for (const f of row.failures) log(`${fault}: FAILED: ${f}`);
+      if (row.failures.length > 0) await explain(fault);
     };
 
     /** A's keys in flight at `at`, and the worst time from `from` to their definitive answers. */
@@ -868,9 +913,11 @@ async function main() {
         };
       });
       // A comes back, under a new name (a new pod), for what follows.
-      appEnv.A.INSTANCE_NAME = `faults-${RUN}-A${round}`;
-      await restart("A");
-      instances[0].gone = false;
+      if (instances[0].gone) {
+        appEnv.A.INSTANCE_NAME = `faults-${RUN}-A${round}`;
+        await restart("A");
+        instances[0].gone = false;
+      }
     }
 
     await phase(
@@ -930,12 +977,13 @@ async function main() {
         .join(" ")}, Node ${process.version}, PostgreSQL from ${cluster.binDir}, ${new Date().toISOString()}`,
     );
     failed = rows.some((r) => r.failures.length > 0) || total.failures.length > 0;
-    console.log(failed ? "FAILED" : "passed");
+    console.log(failed ? "FAILED" : ONLY.length > 0 ? `passed (partial: FAULTS_ONLY=${ONLY.join(",")})` : "passed");
   } finally {
     for (const app of apps.values()) await killApp(app).catch(() => {});
     for (const close of closing.reverse()) await close().catch(() => {});
     await cluster.close().catch(() => {});
-    if (!failed && !process.env.FAULTS_KEEP) fs.rmSync(logFile, { force: true });
+    if (!failed && !process.env.FAULTS_KEEP)
+      for (const name of ["A", "B"] as const) fs.rmSync(logOf(name), { force: true });
   }
   process.exit(failed ? 1 : 0);
 }
