@@ -9,15 +9,12 @@ import type { CollectionPayer } from "../pix/types";
 
 /** calendario.periodicidade */
 export type Periodicity = "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
-export const PERIODICITIES = ["SEMANAL", "MENSAL", "TRIMESTRAL", "SEMESTRAL", "ANUAL"] as const;
 
 /** politicaRetentativa: PERMITE_3R_7D = up to 3 new attempts in the 7 days after the due date. */
 export type RetryPolicy = "NAO_PERMITE" | "PERMITE_3R_7D";
-export const RETRY_POLICIES = ["NAO_PERMITE", "PERMITE_3R_7D"] as const;
 
 /** The journeys a recurrence can be created for here (ativacao.tipoJornada as requested). */
 export type Journey = "JORNADA_2" | "JORNADA_3";
-export const JOURNEYS = ["JORNADA_2", "JORNADA_3"] as const;
 
 /** ativacao.tipoJornada as the PSP reports it. */
 export type ActivationJourney = "JORNADA_1" | "JORNADA_2" | "JORNADA_3" | "JORNADA_4" | "AGUARDANDO_DEFINICAO";
