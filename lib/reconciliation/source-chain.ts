@@ -24,6 +24,26 @@ async function firstBlockFrom(node: ChainReader, t: Date, last: bigint): Promise
   return lo;
 }
 
+/** Transfers received at our addresses with the merchant each was for (an on-chain order's, a Crypto-PIX payment's). */
+function receivedTransfers(where: SQL | undefined) {
+  return db()
+    .select({
+      transfer: chainTransfers,
+      orderMerchant: onchainOrders.merchantId,
+      cryptoPixMerchant: cryptoPixPayments.merchantId,
+    })
+    .from(chainTransfers)
+    .leftJoin(
+      onchainOrders,
+      and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)),
+    )
+    .leftJoin(
+      cryptoPixPayments,
+      and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)),
+    )
+    .where(where);
+}
+
 /** Hot-wallet transactions with the merchant each was for (a withdrawal's, a Crypto-PIX payment's). */
 function sentTxs(where: SQL | undefined) {
   return db()
@@ -169,22 +189,7 @@ export function chain(): ReconSource {
         }
       const hashes = [...new Set(refs.filter((r) => r.startsWith("in:")).map((r) => r.split(":")[2]))];
       if (hashes.length === 0) return out;
-      const rows = await db()
-        .select({
-          transfer: chainTransfers,
-          orderMerchant: onchainOrders.merchantId,
-          cryptoPixMerchant: cryptoPixPayments.merchantId,
-        })
-        .from(chainTransfers)
-        .leftJoin(
-          onchainOrders,
-          and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)),
-        )
-        .leftJoin(
-          cryptoPixPayments,
-          and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)),
-        )
-        .where(inArray(sql`lower(${chainTransfers.txHash})`, hashes));
+      const rows = await receivedTransfers(inArray(sql`lower(${chainTransfers.txHash})`, hashes));
       for (const { transfer: t, orderMerchant, cryptoPixMerchant } of rows) {
         const ref = transferRef(t.network, t.txHash, t.logIndex);
         out.set(ref, {
@@ -201,30 +206,15 @@ export function chain(): ReconSource {
     async oursIn({ from, to }) {
       const live = networks();
       if (live.length === 0) return [];
-      const rows = await db()
-        .select({
-          transfer: chainTransfers,
-          orderMerchant: onchainOrders.merchantId,
-          cryptoPixMerchant: cryptoPixPayments.merchantId,
-        })
-        .from(chainTransfers)
-        .leftJoin(
-          onchainOrders,
-          and(eq(chainTransfers.ownerKind, "onchain_order"), eq(onchainOrders.id, chainTransfers.ownerId)),
-        )
-        .leftJoin(
-          cryptoPixPayments,
-          and(eq(chainTransfers.ownerKind, "crypto_pix"), eq(cryptoPixPayments.id, chainTransfers.ownerId)),
-        )
-        // A sandbox helper's transfer has no block: it never was on a chain.
-        .where(
-          and(
-            inArray(chainTransfers.network, live),
-            isNotNull(chainTransfers.blockNumber),
-            gte(chainTransfers.blockTime, from),
-            lt(chainTransfers.blockTime, to),
-          ),
-        );
+      // A sandbox helper's transfer has no block: it never was on a chain.
+      const rows = await receivedTransfers(
+        and(
+          inArray(chainTransfers.network, live),
+          isNotNull(chainTransfers.blockNumber),
+          gte(chainTransfers.blockTime, from),
+          lt(chainTransfers.blockTime, to),
+        ),
+      );
       // Token transfers the hot wallet made for us and saw confirmed that day (a sweep is sent by a
       // deposit address, not the hot wallet: the node's side above never lists it).
       const sent = await sentTxs(
