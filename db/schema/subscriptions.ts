@@ -88,6 +88,8 @@ export const subscriptions = pgTable(
   },
   (t) => [
     uniqueIndex("subscriptions_id_rec").on(t.idRec),
+    // The payer's page (/pay/{paymentLinkId}) finds its subscription by it.
+    uniqueIndex("subscriptions_payment_link").on(t.paymentLinkId),
     index("subscriptions_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("subscriptions_awaiting")
       .on(t.createdAt)

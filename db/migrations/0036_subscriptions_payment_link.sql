@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "subscriptions_payment_link" ON "subscriptions" USING btree ("payment_link_id");
