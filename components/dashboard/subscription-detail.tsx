@@ -68,7 +68,13 @@ function SendToPayer({ detail }: { detail: SubscriptionDetail }) {
           {t("invoice.share.whatsapp")}
         </a>
         <CopyButton value={s.link} what={t("sub.share.link")} label={t("sub.share.copyLink")} testId="copy-sub-link" />
-        <a href={s.link} target="_blank" rel="noopener noreferrer" className={buttonClass("secondary")} data-testid="open-sub-link">
+        <a
+          href={s.link}
+          target="_blank"
+          rel="noopener noreferrer"
+          className={buttonClass("secondary")}
+          data-testid="open-sub-link"
+        >
           {t("sub.share.open")}
         </a>
       </div>

@@ -25,7 +25,11 @@ const badge = "inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-
 export function SubscriptionStatus({ status }: { status: string }) {
   const { t } = useI18n();
   return (
-    <span data-status={status} data-testid="subscription-status" className={cn(badge, TONES[status] ?? TONES.CANCELLED)}>
+    <span
+      data-status={status}
+      data-testid="subscription-status"
+      className={cn(badge, TONES[status] ?? TONES.CANCELLED)}
+    >
       {t(`sub.status.${status}` as MessageKey)}
     </span>
   );

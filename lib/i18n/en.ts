@@ -1612,7 +1612,8 @@ export const en: Record<MessageKey, string> = {
   "overview.mrrLink": "See subscriptions",
   "overview.failedCycles": "Recurring charges that failed",
   "overview.failedCyclesHint": "Subscription cycles due in the last 30 days that were not paid.",
-  "export.hint.subscriptions": "The file holds the subscriptions of the status chosen above (all, without a filter), with their paid and failed cycles.",
+  "export.hint.subscriptions":
+    "The file holds the subscriptions of the status chosen above (all, without a filter), with their paid and failed cycles.",
   "export.file.subscriptions": "subscriptions",
   "export.invalidStatus": "Unknown subscription status.",
   "export.col.amountType": "Amount type",
@@ -1694,7 +1695,8 @@ export const en: Record<MessageKey, string> = {
   "sub.list.searchPlaceholder": "Contract or customer no.",
   "sub.list.search": "Search",
   "sub.list.empty": "No subscriptions here",
-  "sub.list.emptyBody": "Create a subscription by Pix Automático: the payer authorises once in their bank app and each cycle is debited by itself.",
+  "sub.list.emptyBody":
+    "Create a subscription by Pix Automático: the payer authorises once in their bank app and each cycle is debited by itself.",
   "sub.list.payer": "Payer",
   "sub.list.reference": "Contract",
   "sub.list.periodicity": "Periodicity",
@@ -1713,7 +1715,8 @@ export const en: Record<MessageKey, string> = {
   "sub.detail.untilCancelled": "Until cancelled",
   "sub.detail.cancel": "Cancel subscription",
   "sub.detail.cancelling": "Cancelling…",
-  "sub.detail.cancelConfirm": "Cancel this subscription? No new debit will be made; a cycle already due today or earlier keeps its outcome.",
+  "sub.detail.cancelConfirm":
+    "Cancel this subscription? No new debit will be made; a cycle already due today or earlier keeps its outcome.",
   "sub.detail.cancelHint": "Cancels the authorisation at the payer's bank and the cycles not yet debited.",
   "sub.detail.cancelled": "Subscription cancelled.",
   "sub.detail.simulateAuthorise": "Simulate the payer's authorisation",
@@ -1721,7 +1724,8 @@ export const en: Record<MessageKey, string> = {
   "sub.detail.simulatedAuthorisation": "Authorisation simulated.",
   "sub.detail.simulatedCycle": "Debit simulated.",
   "sub.share.title": "Send to the payer",
-  "sub.share.hintJ3": "On the link's page the payer pays the first amount and authorises the following debits in their bank app.",
+  "sub.share.hintJ3":
+    "On the link's page the payer pays the first amount and authorises the following debits in their bank app.",
   "sub.share.hintJ2": "On the link's page the payer authorises the debits in their bank app.",
   "sub.share.message": "Hello {payer}! Authorise your subscription by Pix Automático: {link}",
   "sub.share.link": "payer link",
@@ -1765,17 +1769,20 @@ export const en: Record<MessageKey, string> = {
   "subpay.state.EXPIRED": "The time to authorise is over. Nothing will be debited.",
   "subpay.whatTitle": "What is charged, and when",
   "subpay.what.now": "{amount} now, on authorising.",
-  "subpay.what.fixed": "{amount} every cycle ({every}), from {first}, debited on the due date with nothing for you to do.",
+  "subpay.what.fixed":
+    "{amount} every cycle ({every}), from {first}, debited on the due date with nothing for you to do.",
   "subpay.what.variable": "About {amount} every cycle ({every}), from {first}; the amount may vary.",
   "subpay.what.cap": "When authorising, you may set a maximum per debit at your bank.",
   "subpay.what.capMin": "When authorising, you may set a maximum per debit at your bank, of at least {minimum}.",
   "subpay.what.until": "Last possible debit: {day}.",
   "subpay.what.untilCancelled": "No end date: until you or the shop cancel it.",
-  "subpay.what.retries": "If a debit fails (insufficient funds), the bank tries again up to 3 times within the next 7 days.",
+  "subpay.what.retries":
+    "If a debit fails (insufficient funds), the bank tries again up to 3 times within the next 7 days.",
   "subpay.what.noRetries": "If a debit fails, it is not tried again.",
   "subpay.upcoming": "Next due dates: {days}.",
   "subpay.cancelTitle": "How to cancel",
-  "subpay.cancelBody": "Cancel whenever you like in your bank app, under Pix Automático, in {merchant}'s authorisation. Cancel by the day before a due date and that debit does not happen.",
+  "subpay.cancelBody":
+    "Cancel whenever you like in your bank app, under Pix Automático, in {merchant}'s authorisation. Cancel by the day before a due date and that debit does not happen.",
   "subpay.receiptsTitle": "Payments made",
   "subpay.paidAt": "paid {at}",
   "subpay.receipt": "Receipt",

@@ -1621,7 +1621,8 @@ export const ptBR = {
   "overview.mrrLink": "Ver assinaturas",
   "overview.failedCycles": "Cobranças recorrentes que falharam",
   "overview.failedCyclesHint": "Ciclos de assinatura com vencimento nos últimos 30 dias que não foram pagos.",
-  "export.hint.subscriptions": "O arquivo traz as assinaturas da situação escolhida acima (todas, sem filtro), com os ciclos pagos e os que falharam.",
+  "export.hint.subscriptions":
+    "O arquivo traz as assinaturas da situação escolhida acima (todas, sem filtro), com os ciclos pagos e os que falharam.",
   "export.file.subscriptions": "assinaturas",
   "export.invalidStatus": "Situação de assinatura desconhecida.",
   "export.col.amountType": "Tipo de valor",
@@ -1703,7 +1704,8 @@ export const ptBR = {
   "sub.list.searchPlaceholder": "Contrato ou nº do cliente",
   "sub.list.search": "Buscar",
   "sub.list.empty": "Nenhuma assinatura por aqui",
-  "sub.list.emptyBody": "Crie uma assinatura por Pix Automático: o pagador autoriza uma vez no app do banco e cada ciclo é debitado sozinho.",
+  "sub.list.emptyBody":
+    "Crie uma assinatura por Pix Automático: o pagador autoriza uma vez no app do banco e cada ciclo é debitado sozinho.",
   "sub.list.payer": "Pagador",
   "sub.list.reference": "Contrato",
   "sub.list.periodicity": "Periodicidade",
@@ -1722,7 +1724,8 @@ export const ptBR = {
   "sub.detail.untilCancelled": "Até ser cancelada",
   "sub.detail.cancel": "Cancelar assinatura",
   "sub.detail.cancelling": "Cancelando…",
-  "sub.detail.cancelConfirm": "Cancelar esta assinatura? Nenhum novo débito será feito; um ciclo que já vence hoje ou antes mantém seu resultado.",
+  "sub.detail.cancelConfirm":
+    "Cancelar esta assinatura? Nenhum novo débito será feito; um ciclo que já vence hoje ou antes mantém seu resultado.",
   "sub.detail.cancelHint": "Cancela a autorização no banco do pagador e os ciclos ainda não debitados.",
   "sub.detail.cancelled": "Assinatura cancelada.",
   "sub.detail.simulateAuthorise": "Simular autorização do pagador",
@@ -1730,7 +1733,8 @@ export const ptBR = {
   "sub.detail.simulatedAuthorisation": "Autorização simulada.",
   "sub.detail.simulatedCycle": "Débito simulado.",
   "sub.share.title": "Enviar ao pagador",
-  "sub.share.hintJ3": "Na página do link o pagador paga o primeiro valor e autoriza os próximos débitos no app do banco.",
+  "sub.share.hintJ3":
+    "Na página do link o pagador paga o primeiro valor e autoriza os próximos débitos no app do banco.",
   "sub.share.hintJ2": "Na página do link o pagador autoriza os débitos no app do banco.",
   "sub.share.message": "Olá, {payer}! Autorize sua assinatura pelo Pix Automático: {link}",
   "sub.share.link": "link do pagador",
@@ -1759,7 +1763,8 @@ export const ptBR = {
   "subpay.amountVariable": "Valor {every} (pode variar)",
   "subpay.for": "{description} · para {payer}",
   "subpay.authoriseTitle": "Autorize no app do seu banco",
-  "subpay.authoriseJ3": "Ao pagar {amount} agora com este código, você também autoriza os próximos débitos automáticos.",
+  "subpay.authoriseJ3":
+    "Ao pagar {amount} agora com este código, você também autoriza os próximos débitos automáticos.",
   "subpay.authoriseJ2": "Com este código você autoriza os débitos automáticos; nada é cobrado agora.",
   "subpay.copy": "Copiar código Pix",
   "subpay.copyHint": "Cole em Pix Copia e Cola no app do seu banco e confirme a autorização.",
@@ -1774,17 +1779,20 @@ export const ptBR = {
   "subpay.state.EXPIRED": "O prazo para autorizar terminou. Nada será debitado.",
   "subpay.whatTitle": "O que será cobrado e quando",
   "subpay.what.now": "{amount} agora, ao autorizar.",
-  "subpay.what.fixed": "{amount} a cada ciclo ({every}), a partir de {first}, debitados no vencimento sem você precisar fazer nada.",
+  "subpay.what.fixed":
+    "{amount} a cada ciclo ({every}), a partir de {first}, debitados no vencimento sem você precisar fazer nada.",
   "subpay.what.variable": "Cerca de {amount} a cada ciclo ({every}), a partir de {first}; o valor pode variar.",
   "subpay.what.cap": "Ao autorizar, você pode definir no banco um valor máximo por débito.",
   "subpay.what.capMin": "Ao autorizar, você pode definir no banco um valor máximo por débito, de pelo menos {minimum}.",
   "subpay.what.until": "Último débito possível: {day}.",
   "subpay.what.untilCancelled": "Sem data de fim: até você ou a loja cancelar.",
-  "subpay.what.retries": "Se um débito falhar (saldo insuficiente), o banco tenta de novo até 3 vezes nos 7 dias seguintes.",
+  "subpay.what.retries":
+    "Se um débito falhar (saldo insuficiente), o banco tenta de novo até 3 vezes nos 7 dias seguintes.",
   "subpay.what.noRetries": "Se um débito falhar, ele não é tentado de novo.",
   "subpay.upcoming": "Próximos vencimentos: {days}.",
   "subpay.cancelTitle": "Como cancelar",
-  "subpay.cancelBody": "Cancele quando quiser no app do seu banco, em Pix Automático, na autorização de {merchant}. Cancelando até o dia anterior a um vencimento, aquele débito não acontece.",
+  "subpay.cancelBody":
+    "Cancele quando quiser no app do seu banco, em Pix Automático, na autorização de {merchant}. Cancelando até o dia anterior a um vencimento, aquele débito não acontece.",
   "subpay.receiptsTitle": "Pagamentos feitos",
   "subpay.paidAt": "pago em {at}",
   "subpay.receipt": "Comprovante",

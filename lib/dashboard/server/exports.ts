@@ -196,8 +196,7 @@ function subscriptionColumns(t: Translator, format: CsvFormat): CsvColumn<Subscr
     { header: t("export.col.reference"), value: (s) => text(s.reference) },
     {
       header: t("export.col.amountType"),
-      value: (s) =>
-        c.code(s.fixedCentavos !== null ? "FIXED" : "VARIABLE", (v) => label(t, `sub.amount.${v}`, v)),
+      value: (s) => c.code(s.fixedCentavos !== null ? "FIXED" : "VARIABLE", (v) => label(t, `sub.amount.${v}`, v)),
     },
     { header: t("export.col.valueBrl"), value: (s) => ({ centavos: s.chargeCentavos }) },
     { header: t("export.col.minimum"), value: (s) => ({ centavos: s.minimumCentavos }) },

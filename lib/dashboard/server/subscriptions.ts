@@ -50,7 +50,9 @@ export async function getSubscriptionDetail(merchantId: string, id: string): Pro
  * one × 52/12, a quarterly one ÷ 3…), in centavos rounded down; and the cycles that FAILED with a due
  * date in the last 30 days.
  */
-export async function subscriptionFigures(merchantId: string): Promise<{ mrrCentavos: number; failedCycles: number; active: number }> {
+export async function subscriptionFigures(
+  merchantId: string,
+): Promise<{ mrrCentavos: number; failedCycles: number; active: number }> {
   const since = addDays(saoPauloDay(), -30);
   const [[mrr], [failed]] = await Promise.all([
     db()
