@@ -65,7 +65,15 @@ export function NewSubscriptionForm({ earliest }: { earliest: string }) {
   const at = (...names: string[]) => names.flatMap((n) => errors?.[n] ?? []);
   return (
     <Card>
-      <form action={action} className="space-y-5" noValidate data-testid="new-subscription-form">
+      {/* React resets a form after its action; a select keeps the default it was mounted with, so the form is
+          mounted again with what was sent whenever that changes. */}
+      <form
+        key={JSON.stringify(values ?? {})}
+        action={action}
+        className="space-y-5"
+        noValidate
+        data-testid="new-subscription-form"
+      >
         <FormMessage error={state.status === "error" ? state.error : undefined} />
         <fieldset className="space-y-2">
           <legend className="mb-1 text-sm font-medium text-slate-800">{t("sub.form.journey")}</legend>

@@ -178,12 +178,15 @@ function Cycles({ detail, canManage }: { detail: SubscriptionDetail; canManage: 
                   <p className="font-semibold text-slate-900">
                     <CycleName c={c} />{" "}
                     <span className="font-normal text-slate-600">
-                      · {t("sub.cycle.due", { day: formatFullDay(c.dueDate, locale) })}
+                      ·{" "}
+                      {t(c.kind === "IMMEDIATE" ? "sub.cycle.created" : "sub.cycle.due", {
+                        day: formatFullDay(c.dueDate, locale),
+                      })}
                     </span>
                   </p>
                   <div className="flex items-center gap-3">
                     <span className="font-semibold tabular-nums">{money(cents(c.value))}</span>
-                    <CycleStatus status={c.status} />
+                    <CycleStatus status={c.status} immediate={c.kind === "IMMEDIATE"} />
                   </div>
                 </div>
                 <ul className="space-y-0.5 text-sm text-slate-700">

@@ -36,11 +36,13 @@ export function SubscriptionStatus({ status }: { status: string }) {
 }
 
 /** A cycle's status. */
-export function CycleStatus({ status }: { status: string }) {
+export function CycleStatus({ status, immediate = false }: { status: string; immediate?: boolean }) {
   const { t } = useI18n();
+  // Journey 3's payment at authorisation is not scheduled at a bank: it waits for the payer.
+  const key = immediate && status === "SCHEDULED" ? "sub.cycleStatus.AWAITING_PAYER" : `sub.cycleStatus.${status}`;
   return (
     <span data-status={status} data-testid="cycle-status" className={cn(badge, TONES[status] ?? TONES.CANCELLED)}>
-      {t(`sub.cycleStatus.${status}` as MessageKey)}
+      {t(key as MessageKey)}
     </span>
   );
 }

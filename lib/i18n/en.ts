@@ -1639,6 +1639,8 @@ export const en: Record<MessageKey, string> = {
   "sub.cycleStatus.CREATING": "Sending to the bank",
   "sub.cycleStatus.SCHEDULED": "Scheduled",
   "sub.cycleStatus.RETRYING": "Retrying",
+  "sub.cycleStatus.AWAITING_PAYER": "Awaiting the payer",
+  "sub.cycle.created": "of {day}",
   "sub.cycleStatus.PAID": "Paid",
   "sub.cycleStatus.FAILED": "Failed",
   "sub.cycleStatus.CANCELLED": "Cancelled",

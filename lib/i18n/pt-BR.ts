@@ -1648,6 +1648,8 @@ export const ptBR = {
   "sub.cycleStatus.CREATING": "Enviando ao banco",
   "sub.cycleStatus.SCHEDULED": "Agendada",
   "sub.cycleStatus.RETRYING": "Em nova tentativa",
+  "sub.cycleStatus.AWAITING_PAYER": "Aguardando o pagador",
+  "sub.cycle.created": "de {day}",
   "sub.cycleStatus.PAID": "Paga",
   "sub.cycleStatus.FAILED": "Falhou",
   "sub.cycleStatus.CANCELLED": "Cancelada",

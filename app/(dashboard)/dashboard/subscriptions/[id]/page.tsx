@@ -21,7 +21,7 @@ const titleOf = (s: SubscriptionView, t: Translator, locale: Locale) =>
   t("sub.detail.title", {
     payer: s.payer.name,
     amount: formatMoney(Math.round(s.amount.value * 100), locale),
-    every: t(`sub.periodicity.${s.periodicity}`),
+    every: t(`sub.periodicity.${s.periodicity}`).toLowerCase(),
   });
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
