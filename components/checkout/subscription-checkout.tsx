@@ -102,7 +102,7 @@ export function SubscriptionCheckout({ sub }: { sub: PublicSubscription }) {
               : t(`subpay.state.${sub.status}` as MessageKey)}
           </p>
         )}
-        <Section title={t("subpay.whatTitle")} testId="subpay-terms">
+        <Section title={t(live ? "subpay.whatTitle" : "subpay.termsTitle")} testId="subpay-terms">
           <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700">
             {j3 ? <li>{t("subpay.what.now", { amount })}</li> : null}
             <li>

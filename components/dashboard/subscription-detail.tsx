@@ -154,7 +154,7 @@ function CycleName({ c }: { c: CycleView }) {
 }
 
 function Cycles({ detail, canManage }: { detail: SubscriptionDetail; canManage: boolean }) {
-  const { t, money, dateTime, locale } = useI18n();
+  const { t, tp, money, dateTime, locale } = useI18n();
   const s = detail.subscription;
   const cycles = [...s.cycles].reverse();
   return (
@@ -193,8 +193,7 @@ function Cycles({ detail, canManage }: { detail: SubscriptionDetail; canManage: 
                   {c.paidAt ? <li>{t("sub.cycle.paidAt", { at: dateTime(c.paidAt) })}</li> : null}
                   {c.retries > 0 ? (
                     <li>
-                      {t("sub.cycle.retries", {
-                        n: String(c.retries),
+                      {tp("sub.cycle.retries", c.retries, {
                         day: c.retryDate ? formatFullDay(c.retryDate, locale) : "—",
                       })}
                     </li>

@@ -1743,7 +1743,8 @@ export const en: Record<MessageKey, string> = {
   "sub.cycle.number": "Cycle {n}",
   "sub.cycle.due": "due {day}",
   "sub.cycle.paidAt": "Paid {at}",
-  "sub.cycle.retries": "{n} retry(ies); the latest on {day}",
+  "sub.cycle.retries.one": "{count} retry; the latest on {day}",
+  "sub.cycle.retries.other": "{count} retries; the latest on {day}",
   "sub.cycle.attemptFailed": "Attempt of {day} refused",
   "sub.cycle.failure": "Reason:",
   "sub.cycle.order": "See order",
@@ -1769,6 +1770,7 @@ export const en: Record<MessageKey, string> = {
   "subpay.state.CANCELLED.merchant": "The shop cancelled this subscription: there are no more debits.",
   "subpay.state.REJECTED": "Your bank refused this authorisation. Nothing will be debited.",
   "subpay.state.EXPIRED": "The time to authorise is over. Nothing will be debited.",
+  "subpay.termsTitle": "The subscription's terms",
   "subpay.whatTitle": "What is charged, and when",
   "subpay.what.now": "{amount} now, on authorising.",
   "subpay.what.fixed":

@@ -1752,7 +1752,8 @@ export const ptBR = {
   "sub.cycle.number": "Ciclo {n}",
   "sub.cycle.due": "vence em {day}",
   "sub.cycle.paidAt": "Pago em {at}",
-  "sub.cycle.retries": "{n} nova(s) tentativa(s); a última em {day}",
+  "sub.cycle.retries.one": "{count} nova tentativa; a última em {day}",
+  "sub.cycle.retries.other": "{count} novas tentativas; a última em {day}",
   "sub.cycle.attemptFailed": "Tentativa de {day} recusada",
   "sub.cycle.failure": "Motivo:",
   "sub.cycle.order": "Ver pedido",
@@ -1779,6 +1780,7 @@ export const ptBR = {
   "subpay.state.CANCELLED.merchant": "A loja cancelou esta assinatura: não há mais débitos.",
   "subpay.state.REJECTED": "Seu banco recusou esta autorização. Nada será debitado.",
   "subpay.state.EXPIRED": "O prazo para autorizar terminou. Nada será debitado.",
+  "subpay.termsTitle": "Condições da assinatura",
   "subpay.whatTitle": "O que será cobrado e quando",
   "subpay.what.now": "{amount} agora, ao autorizar.",
   "subpay.what.fixed":
