@@ -109,10 +109,9 @@ test("a merchant creates a subscription, the payer authorises it on a phone, the
   await expect(page.getByTestId("subscription-status").first()).toHaveText("Ativa", { timeout: 30_000 });
   await expect(page.locator('[data-testid=cycle][data-cycle="0"] [data-testid=cycle-status]')).toHaveText("Paga");
   await expect(page.locator('[data-testid=cycle][data-cycle="1"]')).toBeVisible({ timeout: 30_000 });
-  await expect(page.locator('[data-testid=cycle][data-cycle="1"] [data-testid=cycle-status]')).toHaveText(
-    "Agendada",
-    { timeout: 30_000 },
-  );
+  await expect(page.locator('[data-testid=cycle][data-cycle="1"] [data-testid=cycle-status]')).toHaveText("Agendada", {
+    timeout: 30_000,
+  });
   await page.getByTestId("simulate-cycle-1").getByRole("button", { name: "Simular débito pago" }).click();
   await expect(page.locator('[data-testid=cycle][data-cycle="1"] [data-testid=cycle-status]')).toHaveText("Paga");
   await expect(page.getByTestId("cycle-receipt")).toHaveCount(2);
