@@ -299,6 +299,7 @@ const READ_THROUGH: Record<string, string[]> = {
     "subscription_cycles_txid",
     "subscription_cycles_order",
     "subscription_cycles_open",
+    "subscription_cycles_merchant_failed",
   ],
 };
 

@@ -70,7 +70,8 @@ export async function subscriptionFigures(
       .where(
         and(
           eq(subscriptionCycles.merchantId, merchantId),
-          eq(subscriptionCycles.status, "FAILED"),
+          // A literal, not a parameter: the generic plan then uses the partial index.
+          sql`${subscriptionCycles.status} = 'FAILED'`,
           gte(subscriptionCycles.dueDate, since),
         ),
       ),
