@@ -75,6 +75,7 @@ test("a merchant creates a subscription, the payer authorises it on a phone, the
   await expect(payer.getByTestId("subpay-terms")).toContainText("R$ 89,90 a cada ciclo (mensal)");
   await expect(payer.getByTestId("subpay-terms")).toContainText("até 3 vezes nos 7 dias seguintes");
   await expect(payer.getByTestId("subpay-cancel")).toContainText("app do seu banco");
+  await expect(payer.getByTestId("subpay-recipient-note")).toContainText("Academia Centro");
   const copy = (await payer.getByTestId("subpay-copy").boundingBox())!;
   const qr = (await payer.getByTestId("subpay-qr").boundingBox())!;
   expect(copy.y, "on a phone the copy button comes before the QR").toBeLessThan(qr.y);

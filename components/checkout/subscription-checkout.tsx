@@ -75,7 +75,15 @@ export function SubscriptionCheckout({ sub }: { sub: PublicSubscription }) {
                 <QrCode value={sub.brcode} label={t("subpay.qrAlt")} size={240} />
                 <p className="text-xs text-slate-600">{t("subpay.qrHint")}</p>
               </div>
-              <div className="order-3">
+              {sub.recipientName ? (
+                <p
+                  className="order-3 rounded-lg border border-slate-200 px-3 py-2 text-xs text-slate-700"
+                  data-testid="subpay-recipient-note"
+                >
+                  {t("pay.recipientNote", { recipient: sub.recipientName, merchant: sub.merchantName })}
+                </p>
+              ) : null}
+              <div className="order-4">
                 <CopyField label={t("order.brcode")} value={sub.brcode} button={false} />
               </div>
             </div>

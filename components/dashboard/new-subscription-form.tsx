@@ -177,7 +177,7 @@ export function NewSubscriptionForm({ earliest }: { earliest: string }) {
             inputMode="numeric"
             autoComplete="off"
             placeholder="000.000.000-00"
-            hint={t("invoice.form.payerDocumentHint")}
+            hint={t("sub.form.payerDocumentHint")}
             defaultValue={values?.payerDocument}
             errors={at("payerDocument")}
           />

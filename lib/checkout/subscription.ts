@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { db } from "@/db";
 import { subscriptions, type Subscription } from "@/db/schema";
 import { paymentLink } from "@/lib/links";
+import { recipientNameOf } from "./payment";
 import { merchantById } from "@/lib/merchants/queries";
 import { centavosToBrl } from "@/lib/money";
 import { cyclesOf } from "@/lib/subscriptions/queries";
@@ -25,6 +26,8 @@ export type PublicSubscription = {
   retryPolicy: Subscription["retryPolicy"];
   /** The copy-and-paste code, only while the payer has not authorised it. */
   brcode: string | null;
+  /** Who the bank app names as the recipient (the service), while the page names the shop. */
+  recipientName: string | null;
   /** The next due dates (at most 3), while cycles are still to come. */
   upcoming: string[];
   /** Paid cycles, newest first, each with its receipt page. */
@@ -63,6 +66,7 @@ export async function publicSubscription(paymentLinkId: string): Promise<PublicS
     lastDate: s.lastDate,
     retryPolicy: s.retryPolicy,
     brcode: s.status === "AWAITING_AUTHORISATION" ? s.brcode : null,
+    recipientName: s.status === "AWAITING_AUTHORISATION" ? recipientNameOf(s.brcode) : null,
     upcoming,
     paid: cycles
       .filter((c) => c.cycle.status === "PAID")

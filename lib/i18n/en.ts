@@ -1677,6 +1677,7 @@ export const en: Record<MessageKey, string> = {
   "sub.form.lastDateHint": "No date: until cancelled.",
   "sub.form.payerName": "Payer's name",
   "sub.form.payerDocument": "Payer's CPF or CNPJ",
+  "sub.form.payerDocumentHint": "With or without punctuation. Whoever authorises at the bank must hold this document.",
   "sub.form.reference": "Contract or customer number",
   "sub.form.referenceHint": "Shown in the payer's bank app.",
   "sub.form.description": "Description",

@@ -1686,6 +1686,7 @@ export const ptBR = {
   "sub.form.lastDateHint": "Sem data: até ser cancelada.",
   "sub.form.payerName": "Nome do pagador",
   "sub.form.payerDocument": "CPF ou CNPJ do pagador",
+  "sub.form.payerDocumentHint": "Com ou sem pontuação. Quem autoriza no banco precisa ser o titular deste documento.",
   "sub.form.reference": "Contrato ou nº do cliente",
   "sub.form.referenceHint": "Aparece no app do banco do pagador.",
   "sub.form.description": "Descrição",
