@@ -220,7 +220,10 @@ export const sandboxRecurring: RecurringProvider = {
         "O campo cobr.calendario.dataDeVencimento é anterior à data de criação da cobrança.",
       );
     // The regulation's send window, as the test PSP applies it: from 10 to 2 days before the due date.
-    else if (today() < addDays(request.dueDate, -SEND_DAYS.earliest) || today() > addDays(request.dueDate, -SEND_DAYS.latest))
+    else if (
+      today() < addDays(request.dueDate, -SEND_DAYS.earliest) ||
+      today() > addDays(request.dueDate, -SEND_DAYS.latest)
+    )
       throw refused(
         "CobROperacaoInvalida",
         "Cobrança inválida.",
