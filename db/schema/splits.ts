@@ -5,7 +5,7 @@ import { merchants } from "./merchants";
 import { orders } from "./orders";
 
 /**
- * A merchant's recipient ("recebedor", issue 41): someone a payment's split sends part of it to.
+ * A merchant's recipient ("recebedor"): someone a payment's split sends part of it to.
  * Its balance is a ledger account of the merchant's (recipient_ledger_entries), never part of the
  * merchant's own GET /account balance. A changed pixKey is held like a merchant's payout key:
  * pendingPixKey until pixKeyHeldUntil, then it becomes pixKey.

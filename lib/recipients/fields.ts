@@ -1,6 +1,6 @@
 import { classifyPixKey, isValidCnpj, isValidCpf, type PixKeyType } from "@/lib/pix/keys";
 
-// A recipient's identity fields (issue 41), checked like the merchant's own: CPF/CNPJ with their
+// A recipient's identity fields, checked like the merchant's own: CPF/CNPJ with their
 // check digits, the PIX key classified by lib/pix/keys. Pure; the endpoints turn refusals into 400s.
 
 export type RecipientFieldRefusal =

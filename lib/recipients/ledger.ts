@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { recipientLedgerEntries, recipients, type Recipient } from "@/db/schema";
 
-// A recipient's balance (issue 41) is an account on the merchant's ledger, apart from the merchant's
+// A recipient's balance is an account on the merchant's ledger, apart from the merchant's
 // own: recipients.balance_centavos always equals the sum of its recipient_ledger_entries, because the
 // entry and the balance move in one statement, and an entry is unique per (kind, ref_type, ref_id) so
 // a split part (ref = its order_splits row) is credited once however often the payment is confirmed.

@@ -1,7 +1,7 @@
 // Payment splits: how an order's credited amount is shared between its recipients and the merchant
-// (CONTRACT §12). Pure arithmetic on integer centavos; no database.
+// of the order. Pure arithmetic on integer centavos; no database.
 //
-// Rounding rule (docs/api.md#splits):
+// Rounding rule:
 //   - a `{ recipientId, percentage }` part is floor(credited × percentage / 100) centavos;
 //   - a `{ recipientId, value }` part is its value, or, when less than the order's value was accepted
 //     (an on-chain underpayment), floor(value × accepted / orderValue) centavos — splits apply pro rata
