@@ -12,7 +12,9 @@ describe.skipIf(!process.env.BENCH_PIX)("applyReceivedPix throughput", () => {
   it("pays N orders at concurrency C", { timeout: 600_000 }, async () => {
     const n = Number(process.env.BENCH_N ?? 400);
     const c = Number(process.env.BENCH_C ?? 8);
-    const merchants = await Promise.all(Array.from({ length: 4 }, () => seedMerchant()));
+    const merchants = await Promise.all(
+      Array.from({ length: Number(process.env.BENCH_MERCHANTS ?? 1) }, () => seedMerchant()),
+    );
     const orders = [];
     for (let i = 0; i < n; i++) {
       const res = await api("POST", "/api/v1/order/create/pix", {
