@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
+import type { Order } from "@/db/schema";
 import { env } from "@/lib/env";
 import { randomBase62 } from "@/lib/ids";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
@@ -15,7 +16,7 @@ describe.skipIf(!process.env.BENCH_PIX)("applyReceivedPix throughput", () => {
     const merchants = await Promise.all(
       Array.from({ length: Number(process.env.BENCH_MERCHANTS ?? 1) }, () => seedMerchant()),
     );
-    const orders = [];
+    const orders: Order[] = [];
     for (let i = 0; i < n; i++) {
       const res = await api("POST", "/api/v1/order/create/pix", {
         apiKey: merchants[i % merchants.length].apiKey,
