@@ -135,7 +135,7 @@ export async function requestRefund(
       data: refundEventData(row, order, null),
     });
     await bindIdempotencyKey(tx, { type: "refund", id: row.id });
-    // The audit row and the team's mail commit with the refund, or neither does (issue 40).
+    // The audit row and the team's mail commit with the refund, or neither does.
     const orderName = plainOrderName(order);
     const actor = { ...origin.actor, merchantId: merchant.id };
     await audit(actor, "refund.requested", row.id, { orderId: order.id, valueCentavos: value, orderName }, tx);
