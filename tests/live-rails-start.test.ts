@@ -284,7 +284,8 @@ describe("live mode starts with the rails that are configured", () => {
 
       // Nothing works a rail this server does not have: no chain watcher, hot-wallet transactions,
       // Lightning or exchange polls, hold invoices. Reconciliation and the solvency report run in
-      // every live deployment, over the rails it has; MED infractions come with Efí's payouts.
+      // every live deployment, over the rails it has; MED infractions come with Efí's payouts,
+      // Pix Automático notices with API Pix.
       expect(await queues(live)).toEqual([
         "med-infractions",
         "order-refund",
@@ -293,6 +294,7 @@ describe("live mode starts with the rails that are configured", () => {
         "pix-reconcile",
         "reconcile-daily",
         "solvency-report",
+        "subscription-notice",
         "sweep",
       ]);
       expect(psp.violations).toEqual([]);

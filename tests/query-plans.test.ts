@@ -288,6 +288,7 @@ const READ_THROUGH: Record<string, string[]> = {
   subscriptions: [
     "subscriptions_pkey",
     "subscriptions_id_rec",
+    "subscriptions_payment_link",
     "subscriptions_merchant_created",
     "subscriptions_awaiting",
     "subscriptions_active_next",
@@ -298,6 +299,7 @@ const READ_THROUGH: Record<string, string[]> = {
     "subscription_cycles_txid",
     "subscription_cycles_order",
     "subscription_cycles_open",
+    "subscription_cycles_merchant_failed",
   ],
 };
 

@@ -457,6 +457,25 @@ describe("exactly once", () => {
   });
 });
 
+describe("the sandbox PSP's send window", () => {
+  it("refuses a cycle's charge sent more than 10 or fewer than 2 days before its due date, as the test PSP does", async () => {
+    const m = await seedMerchant();
+    const sub = await authorised(m.apiKey, { journey: "JORNADA_2" });
+    const send = (dueDate: string) =>
+      providers().recurring.createCharge({
+        txid: providers().recurring.newTxid(),
+        idRec: sub.recurrenceId,
+        dueDate,
+        valueCentavos: 8990,
+        debtor: { name: "Maria Souza", cpf: "52998224725" },
+      });
+    await expect(send(addDays(today, 11))).rejects.toThrow(/fora da janela de envio/);
+    await expect(send(addDays(today, 1))).rejects.toThrow(/fora da janela de envio/);
+    await expect(send(addDays(today, 10))).resolves.toMatchObject({ status: expect.any(String) });
+    await expect(send(addDays(today, 2))).resolves.toMatchObject({ status: expect.any(String) });
+  });
+});
+
 describe("POST /api/v1/providers/pix/{token}/rec and /cobr (the PSP's notifications)", () => {
   const token = () => process.env.PIX_WEBHOOK_TOKEN!;
 

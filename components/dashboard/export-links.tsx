@@ -13,7 +13,7 @@ export function ExportLinks({
   name,
   params,
 }: {
-  name: "statement" | "orders" | "withdrawals";
+  name: "statement" | "orders" | "withdrawals" | "subscriptions";
   params: Record<string, string | undefined>;
 }) {
   const { t } = useI18n();

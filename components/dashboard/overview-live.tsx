@@ -90,6 +90,32 @@ export function OverviewLive({ initial }: { initial: Overview }) {
         />
         <Stat label={t("overview.month")} value={money(month)} />
       </div>
+      {data.subscriptions.active > 0 || data.subscriptions.failedCycles > 0 ? (
+        <div className="grid gap-4 sm:grid-cols-2" data-testid="overview-subscriptions">
+          <Stat
+            label={t("overview.mrr")}
+            value={money(data.subscriptions.mrrCentavos)}
+            hint={
+              <>
+                {tp("overview.mrrCount", data.subscriptions.active)}{" "}
+                <Link
+                  href="/dashboard/subscriptions?status=ACTIVE"
+                  className="font-semibold text-brand-700 underline underline-offset-2"
+                >
+                  {t("overview.mrrLink")}
+                </Link>
+              </>
+            }
+            testId="mrr"
+          />
+          <Stat
+            label={t("overview.failedCycles")}
+            value={String(data.subscriptions.failedCycles)}
+            hint={t("overview.failedCyclesHint")}
+            testId="failed-cycles"
+          />
+        </div>
+      ) : null}
       <Card>
         <ReceivedChart days={data.days} />
       </Card>

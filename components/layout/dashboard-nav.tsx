@@ -17,6 +17,11 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
     icon: "M7 3h10v18l-2.5-1.5L12 21l-2.5-1.5L7 21zM10 8h4M10 12h4",
   },
   {
+    href: "/dashboard/subscriptions",
+    label: "nav.subscriptions",
+    icon: "M4 12a8 8 0 0 1 14-5.3M20 12a8 8 0 0 1-14 5.3M18 3v4h-4M6 21v-4h4",
+  },
+  {
     href: "/dashboard/payment-links",
     label: "nav.paymentLinks",
     icon: "M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1",

@@ -88,6 +88,8 @@ export const subscriptions = pgTable(
   },
   (t) => [
     uniqueIndex("subscriptions_id_rec").on(t.idRec),
+    // The payer's page (/pay/{paymentLinkId}) finds its subscription by it.
+    uniqueIndex("subscriptions_payment_link").on(t.paymentLinkId),
     index("subscriptions_merchant_created").on(t.merchantId, t.createdAt, t.id),
     index("subscriptions_awaiting")
       .on(t.createdAt)
@@ -142,6 +144,10 @@ export const subscriptionCycles = pgTable(
     index("subscription_cycles_open")
       .on(t.dueDate)
       .where(sql`status in ('CREATING', 'SCHEDULED', 'RETRYING')`),
+    // The overview's failed cycles of the last 30 days (lib/dashboard/server/subscriptions.ts).
+    index("subscription_cycles_merchant_failed")
+      .on(t.merchantId, t.dueDate)
+      .where(sql`status = 'FAILED'`),
     check("subscription_cycles_status", inList("status", CYCLE_STATUSES)),
     check("subscription_cycles_retries", sql`retries between 0 and 3`),
   ],

@@ -30,6 +30,9 @@ export function webhookUrlPattern(): string {
   return `^\\s*${scheme}://[^/?#@\\s]+([/?][^#\\s]*)?\\s*$`;
 }
 
+/** Request fields that are calendar days (invoices, subscriptions, the sandbox clock). */
+const DAY_PROPERTIES = new Set(["dueDate", "date", "firstDate", "lastDate"]);
+
 /** A property of an input schema, made to say what the server enforces (the node itself when nothing applies). */
 export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
   // BRL `value` (lib/fields.ts brlValue): every input number with exclusiveMinimum 0 is one.
@@ -51,7 +54,7 @@ export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
     if (property === "cnpj") return { ...node, pattern: CNPJ_PATTERN, "x-format": "cnpj (check digits verified)" };
     // A payer's phone (lib/payment-links/schemas.ts): 10 to 15 digits, a leading +, spaces ( ) . - ignored.
     if (property === "phone") return { ...node, pattern: PHONE_PATTERN };
-    if (property === "dueDate" || property === "date") return { ...node, format: "date", pattern: DAY_PATTERN };
+    if (DAY_PROPERTIES.has(property ?? "")) return { ...node, format: "date", pattern: DAY_PATTERN };
     if (property === "pixKey")
       return {
         ...node,

@@ -148,7 +148,8 @@ function publicResolution(r: UnappliedResolution) {
 }
 
 /** The recipient the payer's bank shows: the name in the code itself (the service's), else the configured one. */
-function recipientNameOf(brcode: string): string {
+/** The name the payer's bank app shows as the recipient: the BR Code's (the service's), not the shop's. */
+export function recipientNameOf(brcode: string): string {
   try {
     return parseBrCode(brcode).merchantName;
   } catch {

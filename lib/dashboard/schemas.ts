@@ -6,6 +6,7 @@ import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody }
 import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { createInvoiceBody } from "@/lib/invoices/schemas";
+import { createSubscriptionBody } from "@/lib/subscriptions/schemas";
 import { isValidCnpj, isValidCpf } from "@/lib/pix/keys";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
@@ -185,4 +186,76 @@ export const INVOICE_FORM_LABELS = {
 export const invoiceIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
 export const invoicePayForm = formSchema(
   z.object({ id: z.uuid({ error: "errors.required" }), date: z.string().optional() }),
+);
+
+/**
+ * A new subscription (Pix Automático): the payer's CPF or CNPJ in one field, the amount's kind as a
+ * choice and its value (and, variable, the least the payer's cap may be). Turned into the API's body
+ * and judged by its own schema (createSubscriptionBody), so the form accepts what the API accepts.
+ */
+export const SUBSCRIPTION_DECIMAL_FIELDS = ["value", "minimum"] as const;
+export const subscriptionForm = formSchema(
+  z
+    .object({
+      journey: z.string({ error: "errors.required" }),
+      amountType: z.string({ error: "errors.required" }),
+      value: z.number({ error: "errors.required" }),
+      minimum: optionalNumber,
+      periodicity: z.string({ error: "errors.required" }),
+      firstDate: z.string({ error: "errors.required" }),
+      lastDate: z.string().optional(),
+      retryPolicy: z.string({ error: "errors.required" }),
+      payerName: z.string({ error: "errors.required" }),
+      payerDocument: document,
+      description: z.string({ error: "errors.required" }),
+      reference: z.string().optional(),
+    })
+    .transform(
+      (f): z.input<typeof createSubscriptionBody> =>
+        ({
+          payer: {
+            name: f.payerName,
+            ...(f.payerDocument.length === 11 ? { cpf: f.payerDocument } : { cnpj: f.payerDocument }),
+          },
+          description: f.description,
+          ...(f.reference ? { reference: f.reference } : {}),
+          amount:
+            f.amountType === "VARIABLE"
+              ? { type: "VARIABLE", value: f.value, ...(f.minimum !== undefined ? { minimum: f.minimum } : {}) }
+              : { type: f.amountType, value: f.value },
+          periodicity: f.periodicity,
+          firstDate: f.firstDate,
+          ...(f.lastDate ? { lastDate: f.lastDate } : {}),
+          retryPolicy: f.retryPolicy,
+          journey: f.journey,
+        }) as z.input<typeof createSubscriptionBody>,
+    )
+    .pipe(createSubscriptionBody),
+  { decimal: SUBSCRIPTION_DECIMAL_FIELDS },
+);
+/** Where the API body's fields are on the form, for their errors. */
+export const SUBSCRIPTION_FORM_LABELS = {
+  payer: "sub.form.payerName",
+  payerName: "sub.form.payerName",
+  payerDocument: "sub.form.payerDocument",
+  description: "sub.form.description",
+  reference: "sub.form.reference",
+  amount: "sub.form.value",
+  value: "sub.form.value",
+  minimum: "sub.form.minimum",
+  amountType: "sub.form.amountType",
+  periodicity: "sub.form.periodicity",
+  firstDate: "sub.form.firstDate",
+  lastDate: "sub.form.lastDate",
+  retryPolicy: "sub.form.retryPolicy",
+  journey: "sub.form.journey",
+} as const;
+export const subscriptionIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
+export const subscriptionCycleForm = formSchema(
+  z.object({
+    id: z.uuid({ error: "errors.required" }),
+    cycle: z.number({ error: "errors.required" }).int(),
+    outcome: z.enum(["paid", "rejected"]),
+  }),
+  { integer: ["cycle"] },
 );

@@ -106,11 +106,23 @@ export async function runSubscriptionEngine(batch = 200): Promise<number> {
 
 // Recurrences -----------------------------------------------------------------------------------
 
+/**
+ * The PSP that holds the subscription's recurrence, or null when this process is configured for another
+ * one: its charges are never read from a PSP that did not make them (one mode per database makes this
+ * rare in production; a shared test database holds both).
+ */
+function pspOf(sub: Pick<Subscription, "provider">) {
+  const psp = providers().recurring;
+  return psp.name === sub.provider ? psp : null;
+}
+
 /** Reads the subscription's recurrence at the PSP and applies what it says. */
 export async function followRecurrence(subscriptionId: string): Promise<number> {
   const sub = await subscriptionById(db(), subscriptionId);
   if (!sub || !LIVE_SUBSCRIPTION.includes(sub.status)) return 0;
-  const rec = await providers().recurring.readRecurrence(sub.idRec);
+  const psp = pspOf(sub);
+  if (!psp) return 0;
+  const rec = await psp.readRecurrence(sub.idRec);
   if (!rec) return 0;
   return applyRecurrence(sub, rec);
 }
@@ -166,7 +178,7 @@ export async function chargeDueCycles(subscriptionId: string): Promise<number> {
 
 async function chargeNextCycle(subscriptionId: string): Promise<SubscriptionCycle | "skipped" | null> {
   const sub = await subscriptionById(db(), subscriptionId);
-  if (!sub || sub.status !== "ACTIVE") return null;
+  if (!sub || sub.status !== "ACTIVE" || !pspOf(sub)) return null;
   const day = today();
   if (!sub.nextDueDate) {
     // Nothing left to charge: complete once its last cycle is decided.
@@ -265,7 +277,8 @@ export async function followCycle(cycleId: string): Promise<number> {
   const cycle = await cycleById(db(), cycleId);
   if (!cycle || !OPEN_CYCLE.includes(cycle.status)) return 0;
   const sub = (await subscriptionById(db(), cycle.subscriptionId))!;
-  const psp = providers().recurring;
+  const psp = pspOf(sub);
+  if (!psp) return 0;
 
   if (cycle.kind === "IMMEDIATE") {
     const charge = await psp.readImmediateCharge(cycle.txid);

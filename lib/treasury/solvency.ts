@@ -182,7 +182,7 @@ async function liabilities(ex: Executor, valuer: Valuer, notRead: string[]): Pro
     select x.purpose, x.network, w.token as asset, lower(x.token_address) as token, sum(x.amount)::text as amount, count(*)::int as n
     from chain_txs x left join withdrawals w on x.owner_kind = 'withdrawal' and w.id = x.owner_id
     where x.status = 'pending' and x.purpose in ('withdrawal', 'refund') and x.amount is not null
-    group by x.purpose, x.network, w.token, lower(x.token_address) order by 1, 2, 3`);
+    group by x.purpose, x.network, w.token, lower(x.token_address) order by 1, 2, 3, 4`);
   lines.push(
     ...(await cryptoLines(
       "liability",

@@ -10,11 +10,13 @@ import { formatMoney, isMessageKey, type Locale, type Translator } from "@/lib/i
 import { orderTitleText } from "@/lib/dashboard/order-title";
 import { describeFailure } from "@/lib/i18n/failure-reasons";
 import { statementPages, type StatementEntry } from "@/lib/ledger/statement";
-import { LEDGER_KINDS } from "@/db/schema";
+import { LEDGER_KINDS, SUBSCRIPTION_STATUSES } from "@/db/schema";
 import { orderExportPages, type OrderExportRow } from "@/lib/orders/export";
 import { maskPixKey } from "@/lib/pix/keys";
 import { statementSources, type StatementLine } from "./statement";
 import { withdrawalPages } from "@/lib/withdrawals/export";
+import { subscriptionPages, type SubscriptionExportRow } from "@/lib/subscriptions/export";
+import { formatTaxId } from "@/lib/pix/keys";
 
 // The dashboard's CSV downloads (/dashboard/api/exports/{statement,orders,withdrawals}.csv): one
 // module per source streams keyset pages (lib/ledger/statement.ts, lib/orders/export.ts,
@@ -26,7 +28,7 @@ import { withdrawalPages } from "@/lib/withdrawals/export";
 // provider's text in a column of its own. Exports read from the replica when one is close enough
 // (db/replica.ts), chosen once per download.
 
-export const EXPORT_NAMES = ["statement", "orders", "withdrawals"] as const;
+export const EXPORT_NAMES = ["statement", "orders", "withdrawals", "subscriptions"] as const;
 export type ExportName = (typeof EXPORT_NAMES)[number];
 
 const day = z.string().refine(isCalendarDay, { message: "export.invalidDate" });
@@ -37,6 +39,7 @@ export const exportQuery = z
     from: day.optional(),
     to: day.optional(),
     kind: z.enum(LEDGER_KINDS, { message: "export.invalidKind" }).optional(),
+    status: z.enum(SUBSCRIPTION_STATUSES, { message: "export.invalidStatus" }).optional(),
   })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "export.invalidRange" });
 export type ExportQuery = z.output<typeof exportQuery>;
@@ -180,6 +183,47 @@ function withdrawalColumns(t: Translator, format: CsvFormat): CsvColumn<Withdraw
   ];
 }
 
+function subscriptionColumns(t: Translator, format: CsvFormat): CsvColumn<SubscriptionExportRow>[] {
+  const c = codes(t, format);
+  const day = (d: string | null) => text(d);
+  return [
+    { header: t("export.col.date"), value: (s) => ({ at: s.createdAt }) },
+    { header: t("export.col.id"), value: (s) => text(s.id) },
+    { header: t("export.col.status"), value: (s) => c.code(s.status, (v) => label(t, `sub.status.${v}`, v)) },
+    { header: t("export.col.name"), value: (s) => text(s.payerName) },
+    { header: t("export.col.document"), value: (s) => text(formatTaxId(s.payerCpf ?? s.payerCnpj ?? "")) },
+    { header: t("export.col.description"), value: (s) => text(s.description) },
+    { header: t("export.col.reference"), value: (s) => text(s.reference) },
+    {
+      header: t("export.col.amountType"),
+      value: (s) => c.code(s.fixedCentavos !== null ? "FIXED" : "VARIABLE", (v) => label(t, `sub.amount.${v}`, v)),
+    },
+    { header: t("export.col.valueBrl"), value: (s) => ({ centavos: s.chargeCentavos }) },
+    { header: t("export.col.minimum"), value: (s) => ({ centavos: s.minimumCentavos }) },
+    {
+      header: t("export.col.periodicity"),
+      value: (s) => c.code(s.periodicity, (v) => label(t, `sub.periodicity.${v}`, v)),
+    },
+    { header: t("export.col.firstDate"), value: (s) => day(s.firstDate) },
+    { header: t("export.col.lastDate"), value: (s) => day(s.lastDate) },
+    {
+      header: t("export.col.nextCharge"),
+      value: (s) => day(s.status === "ACTIVE" || s.status === "AWAITING_AUTHORISATION" ? s.nextDueDate : null),
+    },
+    { header: t("export.col.retryPolicy"), value: (s) => c.code(s.retryPolicy, (v) => label(t, `sub.retry.${v}`, v)) },
+    { header: t("export.col.journey"), value: (s) => c.code(s.journey, (v) => label(t, `sub.journey.${v}`, v)) },
+    { header: t("export.col.paidCycles"), value: (s) => text(String(s.paidCycles)) },
+    { header: t("export.col.paidTotal"), value: (s) => ({ centavos: s.paidCentavos }) },
+    { header: t("export.col.failedCycles"), value: (s) => text(String(s.failedCycles)) },
+    {
+      header: t("export.col.cancelledBy"),
+      value: (s) => c.code(s.cancelledBy, (v) => label(t, `sub.cancelledBy.${v}`, v)),
+    },
+    { header: t("export.col.recurrenceId"), value: (s) => text(s.idRec) },
+    { header: t("export.col.metadata"), value: (s) => metadataCell(s.metadata, format) },
+  ];
+}
+
 /** The CSV body of one export for one merchant, as a byte stream of keyset pages. */
 export function exportStream(
   name: ExportName,
@@ -202,6 +246,12 @@ export function exportStream(
       return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t, q.format), q.format);
     case "withdrawals":
       return csvStream(withdrawalPages(ex, range, pageSize), withdrawalColumns(t, q.format), q.format);
+    case "subscriptions":
+      return csvStream(
+        subscriptionPages(ex, { ...range, status: q.status }, pageSize),
+        subscriptionColumns(t, q.format),
+        q.format,
+      );
   }
 }
 

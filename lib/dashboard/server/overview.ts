@@ -7,6 +7,7 @@ import { heldFunds } from "@/lib/med/holds";
 import { saoPauloDay } from "@/lib/money";
 import { fillDays, lastDays } from "@/lib/dashboard/days";
 import { listDashboardOrders, type OrderRow } from "./orders";
+import { subscriptionFigures } from "./subscriptions";
 
 // The overview's figures come from the ledger, the same source as the balance: "received" is every
 // credit for a payment (orders, deposits, partial deposits), dated by when it was credited. The kinds
@@ -23,12 +24,14 @@ export type Overview = {
   today: { centavos: number; count: number };
   days: { day: string; centavos: number; count: number }[];
   latest: OrderRow[];
+  /** Monthly recurring revenue of the ACTIVE subscriptions, and cycles that failed in the last 30 days. */
+  subscriptions: { mrrCentavos: number; failedCycles: number; active: number };
 };
 
 export async function getOverview(merchantId: string): Promise<Overview> {
   const today = saoPauloDay();
   const days = lastDays(today, DAYS);
-  const [[merchant], rows, latest, held] = await Promise.all([
+  const [[merchant], rows, latest, held, recurring] = await Promise.all([
     db().select({ balance: shownBalance() }).from(merchants).where(eq(merchants.id, merchantId)),
     db().execute<{ day: string; total: string; n: string }>(sql`
       select to_char((created_at at time zone 'America/Sao_Paulo')::date, 'YYYY-MM-DD') as day,
@@ -39,6 +42,7 @@ export async function getOverview(merchantId: string): Promise<Overview> {
       group by 1`),
     listDashboardOrders(merchantId, { page: 1, limit: 5 }),
     heldFunds(db(), merchantId),
+    subscriptionFigures(merchantId),
   ]);
   const totals = new Map(rows.map((r) => [r.day, { centavos: Number(r.total), count: Number(r.n) }]));
   const filled = fillDays(days, totals);
@@ -48,5 +52,6 @@ export async function getOverview(merchantId: string): Promise<Overview> {
     today: filled[filled.length - 1],
     days: filled,
     latest: latest.orders,
+    subscriptions: recurring,
   };
 }

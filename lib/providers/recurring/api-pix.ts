@@ -52,6 +52,8 @@ const ATTEMPT_STATUS = ["SOLICITADA", "AGENDADA", "PAGA", "CANCELADA", "REJEITAD
 const POLICY = z.enum(["NAO_PERMITE", "PERMITE_3R_7D"]);
 const ID_REC = z.string().regex(/^[a-zA-Z0-9]{29}$/);
 const TXID = z.string().regex(/^[a-zA-Z0-9]{1,35}$/);
+// A charge's own txid, as a path of /cob and /cobr takes it (the document's Txid: 26 to 35 characters).
+const CHARGE_TXID = /^[a-zA-Z0-9]{26,35}$/;
 const E2E = z.string().regex(/^[a-zA-Z0-9]{32}$/);
 const DAY = z.iso.date();
 const INSTANT = z.iso.datetime({ offset: true });
@@ -368,7 +370,7 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
     },
 
     async readImmediateCharge(txid) {
-      if (!TXID.safeParse(txid).success) return null;
+      if (!CHARGE_TXID.test(txid)) return null;
       const answer = await call("read the immediate charge", "GET", `/cob/${txid}`);
       if (answer.status === 404) return null;
       if (answer.status !== 200) throw undecided("read the immediate charge", answer);
@@ -419,7 +421,7 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
     },
 
     async readCharge(txid) {
-      if (!TXID.safeParse(txid).success) return null;
+      if (!CHARGE_TXID.test(txid)) return null;
       const cobr = await readCobR(txid);
       return cobr ? chargeReport(cobr) : null;
     },

@@ -39,6 +39,8 @@ type ChargeRow = typeof sandboxRecurringCharges.$inferSelect;
 
 const stamp = () => now().toISOString();
 const today = () => saoPauloDay(now());
+/** The regulation's send window for a cycle's charge, in days before its due date (lib/subscriptions/schedule.ts SEND_WINDOW). */
+const SEND_DAYS = { earliest: 10, latest: 2 } as const;
 
 /** RR|RN + ISPB + yyyyMMdd + 11 characters: the document's RecId (29). */
 function newIdRec(policy: RetryPolicy): string {
@@ -216,6 +218,17 @@ export const sandboxRecurring: RecurringProvider = {
         "Cobrança inválida.",
         "cobr.calendario.dataDeVencimento",
         "O campo cobr.calendario.dataDeVencimento é anterior à data de criação da cobrança.",
+      );
+    // The regulation's send window, as the test PSP applies it: from 10 to 2 days before the due date.
+    else if (
+      today() < addDays(request.dueDate, -SEND_DAYS.earliest) ||
+      today() > addDays(request.dueDate, -SEND_DAYS.latest)
+    )
+      throw refused(
+        "CobROperacaoInvalida",
+        "Cobrança inválida.",
+        "cobr.calendario.dataDeVencimento",
+        `O campo cobr.calendario.dataDeVencimento está fora da janela de envio: a cobrança deve ser enviada entre ${SEND_DAYS.earliest} e ${SEND_DAYS.latest} dias antes do vencimento.`,
       );
     const attempt: StoredAttempt = {
       settlementDate: request.dueDate,

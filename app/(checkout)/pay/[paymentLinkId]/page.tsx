@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Checkout } from "@/components/checkout/checkout";
+import { SubscriptionCheckout } from "@/components/checkout/subscription-checkout";
+import { publicSubscription } from "@/lib/checkout/subscription";
 import { LanguageSwitch } from "@/components/layout/language-switch";
 import { NotFound } from "@/lib/errors";
 import { getI18n } from "@/lib/i18n/server";
@@ -20,16 +22,29 @@ async function load(paymentLinkId: string): Promise<PublicPayment | null> {
 
 export async function generateMetadata({ params }: { params: Promise<{ paymentLinkId: string }> }): Promise<Metadata> {
   const { t } = await getI18n();
-  const payment = await load((await params).paymentLinkId);
+  const { paymentLinkId } = await params;
+  const subscription = await publicSubscription(paymentLinkId);
+  const payment = subscription ? null : await load(paymentLinkId);
+  const merchant = subscription?.merchantName ?? payment?.merchantName;
   return {
-    title: payment ? t("pay.title", { merchant: payment.merchantName }) : t("pay.notFound"),
+    title: merchant !== undefined ? t("pay.title", { merchant }) : t("pay.notFound"),
     robots: { index: false },
   };
 }
 
-export default async function PayPage({ params }: { params: Promise<{ paymentLinkId: string }> }) {
-  const payment = await load((await params).paymentLinkId);
-  if (!payment) notFound();
+export default async function PayPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ paymentLinkId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const { paymentLinkId } = await params;
+  // A subscription's page (Pix Automático). Journey 3's first payment shares its id: `?receipt` opens
+  // that payment's own page, its receipt.
+  const subscription = (await searchParams).receipt === undefined ? await publicSubscription(paymentLinkId) : null;
+  const payment = subscription ? null : await load(paymentLinkId);
+  if (!subscription && !payment) notFound();
   const { locale, t } = await getI18n();
   return (
     <div className="mx-auto flex min-h-screen max-w-md flex-col px-4 py-4 sm:py-10">
@@ -38,7 +53,7 @@ export default async function PayPage({ params }: { params: Promise<{ paymentLin
         <LanguageSwitch locale={locale} />
       </div>
       <main className="flex-1">
-        <Checkout initial={payment} />
+        {subscription ? <SubscriptionCheckout sub={subscription} /> : <Checkout initial={payment!} />}
       </main>
       <footer className="mt-6 text-center text-xs text-slate-600">{t("pay.securedBy")}</footer>
     </div>

@@ -1,0 +1,2 @@
+CREATE INDEX "subscription_cycles_merchant_failed" ON "subscription_cycles" USING btree ("merchant_id","due_date") WHERE status = 'FAILED';--> statement-breakpoint
+CREATE UNIQUE INDEX "subscriptions_payment_link" ON "subscriptions" USING btree ("payment_link_id");
