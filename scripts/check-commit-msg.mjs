@@ -11,7 +11,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 
-const BASE = "1b7155487be2dfa7cba1074fe608812bb90b9aac";
+const BASE = "7a9a340464f60d0643287958c6bb1bcf41929752";
 const MAX_SUBJECT = 72;
 // A commit that changes at most this many lines may go without a body.
 const TRIVIAL_LINES = 10;
