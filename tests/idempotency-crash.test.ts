@@ -117,6 +117,51 @@ describe("Idempotency-Key after a crash", () => {
     console.log(`a dead holder's key was taken over ${freedMs} ms after its last renewal`);
   }, 20_000);
 
+  it("a holder whose handler hangs past REQUEST_DEADLINE_MS stops renewing: a retry takes the key over within the lease after the deadline", async () => {
+    const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
+    const scope = {
+      merchantId: merchant.id,
+      key: "hung",
+      method: "POST",
+      path: ONCHAIN_WITHDRAW,
+      bodyHash: bodyHash(body),
+    };
+    const held = await claimIdempotencyKey(scope);
+    if (held.kind !== "claimed") throw new Error("expected a claim");
+    const deadlineMs = 1000;
+    const logs = captureLogs();
+    // Renewed every 100 ms until the deadline, then never again, though nobody calls stop(): the handler hangs.
+    const stop = keepIdempotencyClaim(held.claim, 100, deadlineMs);
+    const claimedAt = Date.now();
+    const headers = { "idempotency-key": "hung" };
+    try {
+      await new Promise((r) => setTimeout(r, deadlineMs - 200));
+      const row = await idempotencyKeyOf(merchant.id, "hung");
+      const [{ now }] = await db().execute<{ now: string }>(sql`select now()::text as now`);
+      // Still renewed before the deadline: the lease reaches well past the moment of the claim's own.
+      expect(row.leaseUntil!.getTime() - new Date(now).getTime()).toBeGreaterThan(
+        (IDEMPOTENCY_LEASE_SECONDS - 1) * 1000,
+      );
+      expect((await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers })).status).toBe(409);
+      let retry = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
+      while (retry.status === 409 && Date.now() - claimedAt < deadlineMs + 10_000) {
+        await new Promise((r) => setTimeout(r, 100));
+        retry = await api("POST", ONCHAIN_WITHDRAW, { apiKey, body, headers });
+      }
+      const takenOverMs = Date.now() - claimedAt;
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      // Renewals end at the deadline; the last lease runs out at most IDEMPOTENCY_LEASE_SECONDS after it.
+      expect(takenOverMs).toBeGreaterThan(deadlineMs);
+      expect(takenOverMs).toBeLessThanOrEqual(deadlineMs + IDEMPOTENCY_LEASE_SECONDS * 1000 + 1000);
+      expect(logs.join("")).toMatch(/lease no longer renewed: its request is past its deadline/);
+      expect(await withdrawalsOf(merchant.id)).toHaveLength(1);
+      console.log(`a hung holder's key was taken over ${takenOverMs} ms after its claim (deadline ${deadlineMs} ms)`);
+    } finally {
+      stop();
+      setLoggerForTests(undefined);
+    }
+  }, 20_000);
+
   it("a killed instance, restarted under its name, ends its predecessor's leases at start-up: the retry runs at once, once", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 1_000_00 });
     await orphanClaim(merchant.id, "restarted-1", "running", "pay-1:3000");

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, inArray, lt, sql } from "drizzle-orm";
 import { db } from "@/db";
 import { idempotencyKeys } from "@/db/schema";
+import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { RequestRefused } from "@/lib/errors-api";
 import { claimRow, IdempotencyKeyBusy, idempotencyKeyRow, type IdempotentResource } from "@/lib/idempotency-binding";
@@ -26,9 +27,10 @@ import { databaseUnavailable } from "./unavailable";
 
 const TTL_HOURS = 24;
 /**
- * How long a claim holds without renewal: the holder renews every quarter of it while its request runs
- * (past its deadline too: its work goes on), so only a holder that stopped running loses it, and the
- * keys of an instance that died for good are free within this many seconds of its death
+ * How long a claim holds without renewal: the holder renews every quarter of it while its request runs,
+ * up to the request's deadline (REQUEST_DEADLINE_MS), so a holder that stopped running loses it, the
+ * keys of an instance that died for good are free within this many seconds of its death, and a request
+ * whose handler hangs gives its key up within this many seconds of its deadline
  * (docs/operations.md, "Keys of an instance that dies"). A restarted instance ends its predecessor's
  * leases at once (releaseClaimsOfPredecessor). A holder that misses its renewals (a stalled event
  * loop, a pool with no free connection) can lose the key to a retry while it still runs; the claim id
@@ -155,9 +157,30 @@ export async function renewIdempotencyClaim(c: IdempotencyClaim): Promise<boolea
   return rows.length > 0;
 }
 
-/** Renews the lease every quarter of it while the handler runs; the returned function stops it. */
-export function keepIdempotencyClaim(c: IdempotencyClaim, everyMs = RENEW_EVERY_MS): () => void {
+/**
+ * Renews the lease every quarter of it while the handler runs, until `deadlineMs` after the claim (the
+ * request's deadline; 0: none) has passed; the returned function stops it. Past the deadline the client
+ * was answered 503 and retries: a handler still running then (hung on a lock, a provider, a lost
+ * connection) must not keep the key from the retry for ever. It keeps running, and whatever it commits
+ * after a retry took the key over is refused by the claim id on every write (lib/idempotency-binding.ts);
+ * one that finishes within the lease still stores its outcome for the retry.
+ */
+export function keepIdempotencyClaim(
+  c: IdempotencyClaim,
+  everyMs = RENEW_EVERY_MS,
+  deadlineMs = env().REQUEST_DEADLINE_MS,
+): () => void {
+  const stopAt = deadlineMs > 0 ? performance.now() + deadlineMs : Infinity;
   const timer = setInterval(() => {
+    if (performance.now() >= stopAt) {
+      clearInterval(timer);
+      log.warn("Idempotency-Key lease no longer renewed: its request is past its deadline", {
+        path: c.path,
+        merchantId: c.merchantId,
+        deadlineMs,
+      });
+      return;
+    }
     renewIdempotencyClaim(c).then(
       (kept) => {
         if (!kept) {

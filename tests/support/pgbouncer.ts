@@ -30,12 +30,13 @@ export type PgBouncerOptions = {
 
 /**
  * What the app needs from PgBouncer beyond transaction mode (docs/operations.md, "Behind PgBouncer"):
- * a server login that failed (the database restarting) retried after 1 s, not 15; a server that does
+ * a server login that failed (the database restarting) retried after 0.5 s, not 15 (the setting is in
+ * seconds and takes a fraction: PgBouncer keeps it in microseconds); a server that does
  * not answer given up after 5 s; a client waiting for a server connection, or idle inside a
  * transaction, for at most as long as the app's own bounds; keepalives like the app's.
  */
 export const PGBOUNCER_SETTINGS = {
-  server_login_retry: 1,
+  server_login_retry: 0.5,
   server_connect_timeout: 5,
   query_wait_timeout: 10,
   idle_transaction_timeout: 5,
