@@ -1,5 +1,6 @@
-import { db } from "@/db";
-import type { MerchantProfile, Subscription } from "@/db/schema";
+import { and, eq } from "drizzle-orm";
+import { db, type Tx } from "@/db";
+import { subscriptionCreations, type MerchantProfile, type Subscription, type SubscriptionCreation } from "@/db/schema";
 import { now } from "@/lib/clock";
 import { saoPauloDay } from "@/lib/day-range";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
@@ -9,7 +10,8 @@ import { keysetPage } from "@/lib/paging";
 import { addDays } from "@/lib/pix/business-days";
 import { providers } from "@/lib/providers";
 import { requireRail } from "@/lib/providers/rails";
-import type { RecurrenceRequest } from "@/lib/providers/recurring/types";
+import { RecurringRefused, type RecurrenceProgress, type RecurrenceRequest } from "@/lib/providers/recurring/types";
+import { currentIdempotencyKey } from "@/lib/request-context";
 import { endAtPsp, followCycle, followRecurrence, insertCycleOrder } from "./engine";
 import { cyclesOf, insertCycle, insertSubscription, merchantSubscription, subscriptionsPage } from "./queries";
 import { SEND_WINDOW } from "./schedule";
@@ -17,9 +19,11 @@ import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionView 
 import { LIVE_SUBSCRIPTION } from "./transitions";
 import { cycleView, subscriptionView } from "./views";
 
-// Subscriptions by Pix Automático (docs/api.md#subscriptions): the recurrence is made at the PSP
-// first (with journey 3's immediate charge), then recorded with, for journey 3, the PIX order and the
-// cycle 0 that take the payment made at authorisation, in one transaction. Cycles are the engine's
+// Subscriptions by Pix Automático (docs/api.md#subscriptions): the creation is recorded first
+// (subscription_creations, with the subscription's id), then the recurrence is made at the PSP step by
+// step (with journey 3's immediate charge), each id recorded as soon as it is known so a retry resumes
+// instead of making a second one; then the subscription is recorded with, for journey 3, the PIX order
+// and the cycle 0 that take the payment made at authorisation, in one transaction. Cycles are the engine's
 // (./engine.ts).
 
 export function requireCollectingMerchant(merchant: MerchantProfile): void {
@@ -52,7 +56,8 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
   if (input.lastDate !== undefined && input.lastDate < input.firstDate)
     throw new InvalidInput("lastDate must not be before firstDate", { code: "subscription.lastDateBeforeFirst" });
 
-  const id = newId();
+  const creation = await startCreation(merchant.id);
+  const id = creation.id;
   const amount = input.amount;
   const debtor = {
     name: input.payer.name,
@@ -70,7 +75,7 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
       ? { immediateCharge: { valueCentavos: amount.value, description: input.description } }
       : {}),
   };
-  const made = await providers().recurring.createRecurrence(request);
+  const made = await makeAtPsp(creation, request);
 
   const subscription = await db().transaction(async (tx) => {
     const values = {
@@ -116,14 +121,83 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
         valueCentavos: amount.value,
         sentAt: now(),
       });
+      await finishCreation(tx, id);
       await bindIdempotencyKey(tx, { type: "subscription", id });
       return row;
     }
     const row = await insertSubscription(tx, values);
+    await finishCreation(tx, id);
     await bindIdempotencyKey(tx, { type: "subscription", id });
     return row;
   });
   return subscriptionWithCycles(subscription);
+}
+
+/**
+ * The creation this request makes, recorded and committed before anything is sent to the PSP. A retry
+ * of the same request (the merchant's Idempotency-Key) finds the one its predecessor recorded and
+ * resumes it: same id, same location, same immediate txid, same recurrence.
+ */
+async function startCreation(merchantId: string): Promise<SubscriptionCreation> {
+  const key = currentIdempotencyKey()?.key ?? null;
+  if (key) {
+    const [found] = await db()
+      .select()
+      .from(subscriptionCreations)
+      .where(
+        and(
+          eq(subscriptionCreations.merchantId, merchantId),
+          eq(subscriptionCreations.idempotencyKey, key),
+          eq(subscriptionCreations.state, "CREATING"),
+        ),
+      );
+    if (found) return found;
+  }
+  const [made] = await db()
+    .insert(subscriptionCreations)
+    .values({ id: newId(), merchantId, idempotencyKey: key, state: "CREATING" })
+    .returning();
+  return made;
+}
+
+/** Each id as soon as the PSP gives it (or, for journey 3's txid, before it is sent), committed. */
+const recordProgress = (id: string) => async (p: RecurrenceProgress) => {
+  await db()
+    .update(subscriptionCreations)
+    .set({ locationId: p.locationId, immediateTxid: p.immediateTxid, idRec: p.idRec, updatedAt: now() })
+    .where(and(eq(subscriptionCreations.id, id), eq(subscriptionCreations.state, "CREATING")));
+};
+
+async function finishCreation(tx: Tx, id: string): Promise<void> {
+  await tx
+    .update(subscriptionCreations)
+    .set({ state: "DONE", updatedAt: now() })
+    .where(eq(subscriptionCreations.id, id));
+}
+
+/**
+ * The recurrence at the PSP, resumed from what `creation` recorded. Refused: what was made is cancelled
+ * and the creation ABANDONED (its key freed for a corrected request). Unknown (the PSP unreachable, an
+ * answer lost): it stays CREATING, and a retry with the same key resumes it.
+ */
+async function makeAtPsp(creation: SubscriptionCreation, request: RecurrenceRequest) {
+  const resume = {
+    progress: { locationId: creation.locationId, immediateTxid: creation.immediateTxid, idRec: creation.idRec },
+    record: recordProgress(creation.id),
+  };
+  try {
+    return await providers().recurring.createRecurrence(request, resume);
+  } catch (err) {
+    if (!(err instanceof RecurringRefused)) throw err;
+    const [recorded] = await db().select().from(subscriptionCreations).where(eq(subscriptionCreations.id, creation.id));
+    // A recurrence already made cannot complete: ended at the PSP before the creation is given up.
+    if (recorded?.idRec) await providers().recurring.cancelRecurrence(recorded.idRec);
+    await db()
+      .update(subscriptionCreations)
+      .set({ state: "ABANDONED", idempotencyKey: null, updatedAt: now() })
+      .where(eq(subscriptionCreations.id, creation.id));
+    throw err;
+  }
 }
 
 export async function findSubscriptionRow(merchantId: string, id: string): Promise<Subscription> {
