@@ -263,6 +263,17 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
     return rec;
   }
 
+  /** GET /locrec/{id}: the location, with the recurrence linked to it (idRec) once one is. */
+  async function readLoc(id: string | number): Promise<z.infer<typeof locAnswer> | null> {
+    const answer = await call("read the recurrence's location", "GET", `/locrec/${encodeURIComponent(String(id))}`);
+    if (answer.status === 404) return null;
+    if (answer.status !== 200) throw undecided("read the recurrence's location", answer);
+    const loc = parsed(locAnswer, "GET /locrec/{id}", answer);
+    if (String(loc.id) !== String(id))
+      throw new UpstreamUnavailable(`PIX provider answered GET /locrec/${id} with another location`);
+    return loc;
+  }
+
   async function readCobR(txid: string): Promise<z.infer<typeof cobrAnswer> | null> {
     const answer = await call("read the recurring charge", "GET", `/cobr/${encodeURIComponent(txid)}`);
     if (answer.status === 404) return null;
@@ -296,17 +307,10 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
       // The location first: the QR the payer reads is made of it (POST /locrec takes no body).
       let loc: z.infer<typeof locAnswer>;
       if (progress.locationId) {
-        const read = await call(
-          "read the recurrence's location",
-          "GET",
-          `/locrec/${encodeURIComponent(progress.locationId)}`,
-        );
-        if (read.status !== 200) throw undecided("read the recurrence's location", read);
-        loc = parsed(locAnswer, "GET /locrec/{id}", read);
-        if (String(loc.id) !== progress.locationId)
-          throw new UpstreamUnavailable(
-            `PIX provider answered GET /locrec/${progress.locationId} with another location`,
-          );
+        const read = await readLoc(progress.locationId);
+        if (!read)
+          throw new UpstreamUnavailable(`PIX provider does not find the location ${progress.locationId} it made`);
+        loc = read;
       } else {
         const locAnswered = await call("create the recurrence's location", "POST", "/locrec");
         if (locAnswered.status !== 201 && locAnswered.status !== 200) {
@@ -370,11 +374,16 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
         // The document has no id of ours for a recurrence: a second POST would make a second one. What
         // tells a retry that the first was made is its location, linked to it (GET /locrec/{id} above).
         const created = await call("create the recurrence", "POST", "/rec", body);
-        if (created.status !== 201 && created.status !== 200) {
-          if (refusal(created)) throw new RecurringRefused(problemOf(created));
-          throw undecided("create the recurrence", created);
-        }
-        await record({ idRec: parsed(recAnswer, "POST /rec", created).idRec });
+        if (created.status === 201 || created.status === 200)
+          await record({ idRec: parsed(recAnswer, "POST /rec", created).idRec });
+        else if (refusal(created)) {
+          // "O location referenciado por rec.loc já está sendo utilizado": a send of ours whose answer was
+          // lost (the client's own retry of a dropped connection, or an earlier attempt) made it. The
+          // location is this creation's, so the recurrence linked to it is ours: read back and reused.
+          const linked = await readLoc(loc.id);
+          if (!linked?.idRec) throw new RecurringRefused(problemOf(created));
+          await record({ idRec: linked.idRec });
+        } else throw undecided("create the recurrence", created);
       }
       const idRec = progress.idRec!;
       // The code the payer reads: dadosQR of GET /rec/{idRec} (with journey 3's txid, the composite QR).
