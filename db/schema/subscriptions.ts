@@ -171,6 +171,8 @@ export const subscriptionCreations = pgTable(
       .notNull()
       .references(() => merchants.id),
     idempotencyKey: text("idempotency_key"),
+    // The PSP it is made at: only a process configured for it resumes or ends it.
+    provider: text("provider").notNull(),
     state: text("state", { enum: SUBSCRIPTION_CREATION_STATES }).notNull(),
     locationId: text("location_id"),
     immediateTxid: text("immediate_txid"),
@@ -183,7 +185,7 @@ export const subscriptionCreations = pgTable(
       .on(t.merchantId, t.idempotencyKey)
       .where(sql`idempotency_key is not null`),
     index("subscription_creations_creating")
-      .on(t.createdAt)
+      .on(t.updatedAt)
       .where(sql`state = 'CREATING'`),
     check("subscription_creations_state", inList("state", SUBSCRIPTION_CREATION_STATES)),
   ],

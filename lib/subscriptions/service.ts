@@ -1,5 +1,4 @@
-import { and, eq } from "drizzle-orm";
-import { db, type Tx } from "@/db";
+import { db } from "@/db";
 import { subscriptionCreations, type MerchantProfile, type Subscription, type SubscriptionCreation } from "@/db/schema";
 import { now } from "@/lib/clock";
 import { saoPauloDay } from "@/lib/day-range";
@@ -13,6 +12,7 @@ import { requireRail } from "@/lib/providers/rails";
 import { RecurringRefused, type RecurrenceProgress, type RecurrenceRequest } from "@/lib/providers/recurring/types";
 import { currentIdempotencyKey } from "@/lib/request-context";
 import { endAtPsp, followCycle, followRecurrence, insertCycleOrder } from "./engine";
+import { finishCreation, makeAtPsp, startCreation } from "./creation";
 import { cyclesOf, insertCycle, insertSubscription, merchantSubscription, subscriptionsPage } from "./queries";
 import { SEND_WINDOW } from "./schedule";
 import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionView } from "./schemas";
@@ -131,73 +131,6 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
     return row;
   });
   return subscriptionWithCycles(subscription);
-}
-
-/**
- * The creation this request makes, recorded and committed before anything is sent to the PSP. A retry
- * of the same request (the merchant's Idempotency-Key) finds the one its predecessor recorded and
- * resumes it: same id, same location, same immediate txid, same recurrence.
- */
-async function startCreation(merchantId: string): Promise<SubscriptionCreation> {
-  const key = currentIdempotencyKey()?.key ?? null;
-  if (key) {
-    const [found] = await db()
-      .select()
-      .from(subscriptionCreations)
-      .where(
-        and(
-          eq(subscriptionCreations.merchantId, merchantId),
-          eq(subscriptionCreations.idempotencyKey, key),
-          eq(subscriptionCreations.state, "CREATING"),
-        ),
-      );
-    if (found) return found;
-  }
-  const [made] = await db()
-    .insert(subscriptionCreations)
-    .values({ id: newId(), merchantId, idempotencyKey: key, state: "CREATING" })
-    .returning();
-  return made;
-}
-
-/** Each id as soon as the PSP gives it (or, for journey 3's txid, before it is sent), committed. */
-const recordProgress = (id: string) => async (p: RecurrenceProgress) => {
-  await db()
-    .update(subscriptionCreations)
-    .set({ locationId: p.locationId, immediateTxid: p.immediateTxid, idRec: p.idRec, updatedAt: now() })
-    .where(and(eq(subscriptionCreations.id, id), eq(subscriptionCreations.state, "CREATING")));
-};
-
-async function finishCreation(tx: Tx, id: string): Promise<void> {
-  await tx
-    .update(subscriptionCreations)
-    .set({ state: "DONE", updatedAt: now() })
-    .where(eq(subscriptionCreations.id, id));
-}
-
-/**
- * The recurrence at the PSP, resumed from what `creation` recorded. Refused: what was made is cancelled
- * and the creation ABANDONED (its key freed for a corrected request). Unknown (the PSP unreachable, an
- * answer lost): it stays CREATING, and a retry with the same key resumes it.
- */
-async function makeAtPsp(creation: SubscriptionCreation, request: RecurrenceRequest) {
-  const resume = {
-    progress: { locationId: creation.locationId, immediateTxid: creation.immediateTxid, idRec: creation.idRec },
-    record: recordProgress(creation.id),
-  };
-  try {
-    return await providers().recurring.createRecurrence(request, resume);
-  } catch (err) {
-    if (!(err instanceof RecurringRefused)) throw err;
-    const [recorded] = await db().select().from(subscriptionCreations).where(eq(subscriptionCreations.id, creation.id));
-    // A recurrence already made cannot complete: ended at the PSP before the creation is given up.
-    if (recorded?.idRec) await providers().recurring.cancelRecurrence(recorded.idRec);
-    await db()
-      .update(subscriptionCreations)
-      .set({ state: "ABANDONED", idempotencyKey: null, updatedAt: now() })
-      .where(eq(subscriptionCreations.id, creation.id));
-    throw err;
-  }
 }
 
 export async function findSubscriptionRow(merchantId: string, id: string): Promise<Subscription> {

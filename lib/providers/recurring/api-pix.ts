@@ -402,6 +402,11 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
       };
     },
 
+    async linkedRecurrence(locationId) {
+      if (!/^\d+$/.test(locationId)) return null;
+      return (await readLoc(locationId))?.idRec ?? null;
+    },
+
     async readRecurrence(idRec) {
       if (!ID_REC.safeParse(idRec).success) return null;
       const rec = await readRec(idRec);

@@ -192,6 +192,8 @@ export interface RecurringProvider {
    * made again: a retry after a lost answer or a crash makes one recurrence, not two.
    */
   createRecurrence(request: RecurrenceRequest, resume?: RecurrenceResume): Promise<CreatedRecurrence>;
+  /** GET /locrec/{id}: the recurrence linked to the location (idRec), null when none is (or no such location). */
+  linkedRecurrence?(locationId: string): Promise<string | null>;
   /** GET /rec/{idRec}; null when the PSP has none. */
   readRecurrence(idRec: string): Promise<RecurrenceReport | null>;
   /** PATCH /rec/{idRec} status CANCELADA. "gone": it had already ended (expired, rejected, cancelled). */
