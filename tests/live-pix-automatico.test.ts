@@ -2,6 +2,7 @@ import fs from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setClockForTests } from "@/lib/clock";
 import { resetEnvForTests } from "@/lib/env";
 import { providers } from "@/lib/providers";
 import { apiPixRecurringFromEnv } from "@/lib/providers/recurring/api-pix";
@@ -17,6 +18,7 @@ import { db } from "@/db";
 import { subscriptionCreations, subscriptions } from "@/db/schema";
 import { saoPauloDay } from "@/lib/day-range";
 import { addDays } from "@/lib/pix/business-days";
+import { endStaleCreations, STALE_CREATION_MS } from "@/lib/subscriptions/creation";
 import { readBrCode } from "./fixtures/pix-psp/brcode";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
@@ -490,5 +492,45 @@ describe("live Pix Automático through API Pix", () => {
     expect(third.status).toBe(201);
     expect(third.body.subscription.id).toBe(sub.id);
     expect(psp.requests.length).toBe(asked);
+  });
+  it("a creation whose answer was lost and is never retried is ended by the sweep: its recurrence cancelled at the PSP", async () => {
+    clock = new Date();
+    const { apiKey, merchant } = await liveMerchant();
+    const body = {
+      payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+      description: "Plano mensal",
+      reference: "assinatura-6042",
+      amount: { type: "FIXED", value: 49.9 },
+      periodicity: "MENSAL",
+      firstDate: addDays(saoPauloDay(), 20),
+      retryPolicy: "NAO_PERMITE",
+      journey: "JORNADA_2",
+    };
+    psp.faults.loseNext = [{ path: /\/rec$/, count: 10 }];
+    const lost = await api("POST", "/api/v1/subscriptions", {
+      apiKey,
+      body,
+      headers: { "Idempotency-Key": "sub-left" },
+    });
+    psp.faults.loseNext = [];
+    expect(lost.status).toBe(500);
+    const rec = [...psp.recurring.recs.values()].find((r) => r.vinculo.contrato === "assinatura-6042")!;
+    expect(rec.status).toBe("CRIADA");
+
+    // Not yet stale: left for its retry.
+    expect(await endStaleCreations()).toBe(0);
+    setClockForTests(new Date(Date.now() + STALE_CREATION_MS + 60_000));
+    try {
+      expect(await endStaleCreations()).toBeGreaterThanOrEqual(1);
+    } finally {
+      setClockForTests(undefined);
+    }
+    expect(psp.recurring.recs.get(rec.idRec)!.status).toBe("CANCELADA");
+    const [ended] = await db()
+      .select()
+      .from(subscriptionCreations)
+      .where(eq(subscriptionCreations.merchantId, merchant.id));
+    expect(ended).toMatchObject({ state: "ABANDONED", idRec: rec.idRec, idempotencyKey: null });
+    expect(await db().select().from(subscriptions).where(eq(subscriptions.merchantId, merchant.id))).toEqual([]);
   });
 });
