@@ -8,7 +8,9 @@ import {
   getOrderEndpoint,
 } from "@/lib/orders/endpoints";
 import { nodePublicKey, SANDBOX_LN_NODE_KEY } from "@/lib/providers/lightning/bolt11-sign";
+import { createPixOrderResponse } from "@/lib/orders/schemas";
 import { call, seedMerchant, specOf } from "./helpers";
+import { json } from "./support/json";
 
 const PIX = "/api/v1/order/create/pix";
 
@@ -20,9 +22,9 @@ describe("POST /api/v1/order/create/pix", () => {
       apiKey,
       body: { value: 123.45, orderId: "A-1", cpf: "529.982.247-25" },
     });
-    expect(res.status).toBe(200);
-    expect(res.body.message).toEqual(expect.any(String));
-    const o = res.body.pixOrder;
+    const body = json(createPixOrderResponse, res);
+    expect(body.message).toEqual(expect.any(String));
+    const o = body.pixOrder;
     expect(o).toMatchObject({
       merchant: merchant.id,
       value: 123.45,
@@ -32,11 +34,11 @@ describe("POST /api/v1/order/create/pix", () => {
       splits: [],
       __v: 0,
     });
-    for (const f of ["provider", "hash", "universalUrl", "_id", "paymentLinkId", "createdAt", "updatedAt"])
+    for (const f of ["provider", "hash", "universalUrl", "_id", "paymentLinkId", "createdAt", "updatedAt"] as const)
       expect(typeof o[f]).toBe("string");
     expect(o.universalUrl).toBe(`http://localhost:3000/pay/${o.paymentLinkId}`);
 
-    const pix = parsePix(res.body.qrCode);
+    const pix = parsePix(body.qrCode);
     if (hasError(pix) || !isStaticPix(pix)) throw new Error("pix-utils refused the code");
     expect(pix.pixKey).toBe("7d9f0335-8dcc-4054-9bf9-0dbd61d36906");
     expect(pix.transactionAmount).toBe(123.45);

@@ -8,7 +8,9 @@ import { balanceOf, ledgerSum } from "@/lib/ledger/ledger";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { markCancelled, orderById } from "@/lib/orders/queries";
 import type { ReceivedPix } from "@/lib/providers/pix/types";
+import { createPixOrderResponse } from "@/lib/orders/schemas";
 import { api, seedMerchant } from "./helpers";
+import { json } from "./support/json";
 
 // A received PIX that pays its order (lib/orders/pix-receipts.ts, the one path for the sandbox, PSP
 // notifications and the poll): the order, its receipt, its credit, its event and the event's webhook
@@ -16,8 +18,7 @@ import { api, seedMerchant } from "./helpers";
 
 async function pendingPixOrder(apiKey: string): Promise<Order> {
   const res = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
-  expect(res.status).toBe(200);
-  return (await orderById(db(), res.body.pixOrder._id))!;
+  return (await orderById(db(), json(createPixOrderResponse, res).pixOrder._id))!;
 }
 
 function pixPaying(order: Order, endToEndId = `E00000000${randomBase62(21)}`): ReceivedPix {

@@ -7,7 +7,10 @@ import { overrideProvidersForTests } from "@/lib/providers";
 import { advanceRefund, providerRefundId } from "@/lib/refunds/machine";
 import { runSweep } from "@/lib/worker";
 import { faultyRefunds } from "./fixtures/faulty-refund";
+import { createExchangeOrderResponse, createPixOrderResponse } from "@/lib/orders/schemas";
+import { refundOrderResponse } from "@/lib/refunds/schemas";
 import { api, seedMerchant, specOf } from "./helpers";
+import { json } from "./support/json";
 import { balanceMatchesLedger } from "./support/ledger";
 
 // Refunds of PIX and exchange-wallet orders (docs/api.md#refunds), against the real handlers and PostgreSQL.
@@ -27,18 +30,23 @@ async function refund(
 }
 
 async function paidPixOrder(apiKey: string, value: number): Promise<string> {
-  const created = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value } });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const id: string = created.body.pixOrder._id;
+  const created = json(
+    createPixOrderResponse,
+    await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value } }),
+  );
+  const id = created.pixOrder._id;
   const paid = await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey });
   expect(paid.status, JSON.stringify(paid.body)).toBe(200);
   return id;
 }
 
 async function paidExchangeOrder(apiKey: string, value: number): Promise<string> {
-  const created = await api("POST", "/api/v1/order/create", { apiKey, body: { value } });
-  expect(created.status).toBe(201);
-  const id: string = created.body.order.id;
+  const created = json(
+    createExchangeOrderResponse,
+    await api("POST", "/api/v1/order/create", { apiKey, body: { value } }),
+    201,
+  );
+  const id = created.order.id;
   expect((await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })).status).toBe(200);
   return id;
 }
@@ -63,8 +71,8 @@ describe("POST /api/v1/order/{id}/refund", () => {
     expect(await balanceMatchesLedger(merchant.id)).toBe(10_000);
 
     const res = await refund(apiKey, id, { value: 100, reason: "Produto devolvido" });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toEqual({
+    const body = json(refundOrderResponse, res, 201);
+    expect(body).toEqual({
       refund: {
         id: expect.any(String),
         orderId: id,
@@ -75,7 +83,7 @@ describe("POST /api/v1/order/{id}/refund", () => {
       },
     });
     // The contract's fields first, in its order; metadata is added (docs/api.md#metadata-and-your-references).
-    expect(Object.keys(res.body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt", "metadata"]);
+    expect(Object.keys(body.refund)).toEqual(["id", "orderId", "value", "status", "createdAt", "metadata"]);
 
     expect(await orderRow(id)).toMatchObject({ status: "REFUND" });
     expect(await balanceMatchesLedger(merchant.id)).toBe(0);

@@ -18,3 +18,4 @@ export * from "./med";
 export * from "./reconciliation";
 export * from "./payment-links";
 export * from "./subscriptions";
+export * from "./splits";

@@ -3,8 +3,7 @@ import { db, type Executor } from "@/db";
 import { merchants, users, type OrderRefund, type Withdrawal } from "@/db/schema";
 import { networkName } from "@/lib/chain/network-names";
 import { formatCrypto, formatDateTime, formatMoney, translate, translator, type Locale } from "@/lib/i18n";
-import { mailInBackground } from "@/lib/mail/background";
-import { queueMail, sendMail } from "@/lib/mail/mailer";
+import { queueMail } from "@/lib/mail/mailer";
 import { moneyOutMail } from "@/lib/mail/messages";
 import { apiKeyLabels, type Actor } from "./audit";
 import { actorName } from "./audit-text";
@@ -12,9 +11,8 @@ import { actorName } from "./audit-text";
 // Mail to a merchant's owners and admins, and to the user who acted, whenever money is asked to
 // leave: a withdrawal (dashboard or API), a return of unapplied funds, or a refund. Whoever took
 // over a session, a password or an API key, the people who can stop it hear of each request as it
-// is made (docs/security.md). Withdrawals and returns write theirs in the transaction that records
-// them (queueMail: it exists exactly when the request does; SMTP is spoken after commit); a refund's
-// is sent after the request's answer (lib/mail/background.ts).
+// is made (docs/security.md). Each is written in the transaction that records the request
+// (queueMail: it exists exactly when the request does; SMTP is spoken after commit).
 
 export type Recipient = { email: string; role: string };
 
@@ -42,32 +40,6 @@ export async function teamToTell(
       ),
     );
   return { company: merchant.companyName, recipients };
-}
-
-function mailMoneyOut(
-  merchantId: string,
-  actor: Actor,
-  locale: Locale,
-  kind: "refund",
-  amountCentavos: number,
-  destination: string,
-): void {
-  // The request's time, not the send's.
-  const time = formatDateTime(new Date(), locale);
-  mailInBackground(`${kind} requested`, async () => {
-    const team = await teamToTell(merchantId, actor.userId);
-    if (!team) return;
-    const text = moneyOutMail(locale, kind, {
-      company: team.company,
-      amount: formatMoney(amountCentavos, locale),
-      destination,
-      who: actorName(translator(locale), actor.email, await apiKeyLabels(merchantId, [actor.email])),
-      ip: actor.ip ?? translate(locale, "mail.unknownAddress"),
-      time,
-      waits: "",
-    });
-    for (const r of team.recipients) await sendMail({ ...text, to: r.email, merchantId });
-  });
 }
 
 /** Where a withdrawal goes, as the mail names it: the PIX key, or the address with its network and tokens. */
@@ -115,7 +87,7 @@ async function queueMoneyOutMail(
   tx: Executor,
   actor: Actor & { merchantId: string },
   locale: Locale,
-  kind: "withdrawal" | "return",
+  kind: "withdrawal" | "return" | "refund",
   amount: number | string,
   destination: string,
   waitsUntil: Date | null,
@@ -134,8 +106,16 @@ async function queueMoneyOutMail(
   for (const r of team.recipients) await queueMail(tx, { ...text, to: r.email, merchantId: actor.merchantId });
 }
 
-/** A refund was accepted: its value and the order whose payer it goes back to. */
-/** `orderName`: the order as the merchant knows it (lib/orders/title.ts plainOrderName); its id when unknown. */
-export function mailRefundRequested(actor: Actor, locale: Locale, refund: OrderRefund, orderName?: string): void {
-  mailMoneyOut(refund.merchantId, actor, locale, "refund", refund.valueCentavos, orderName ?? refund.orderId);
+/**
+ * In the refund's transaction: a refund was accepted, its value and the order whose payer it goes back
+ * to (`orderName`: the order as the merchant knows it, lib/orders/title.ts plainOrderName).
+ */
+export async function queueRefundMail(
+  tx: Executor,
+  actor: Actor & { merchantId: string },
+  locale: Locale,
+  refund: OrderRefund,
+  orderName: string,
+): Promise<void> {
+  await queueMoneyOutMail(tx, actor, locale, "refund", refund.valueCentavos, orderName, null);
 }

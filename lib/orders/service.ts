@@ -268,10 +268,13 @@ export async function markOrderPaid(
   if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
   const updated = await markPaid(tx, orderId, paidAt, paidCentavos);
   if (!updated) return undefined;
-  // Paid through the sandbox's API: its Idempotency-Key, if any, is bound to the order.
-  await bindIdempotencyKey(tx, { type: "order", id: updated.id });
-  await postLedgerEntry(tx, orderCredit(updated));
-  await changeStatus(tx, before, updated);
+  // The key binding (sandbox API), the credit and the event are independent writes: sent together
+  // (postgres.js pipelines them on the transaction's connection), one round trip instead of three.
+  await Promise.all([
+    bindIdempotencyKey(tx, { type: "order", id: updated.id }),
+    postLedgerEntry(tx, orderCredit(updated)),
+    changeStatus(tx, before, updated),
+  ]);
   return updated;
 }
 

@@ -3,12 +3,11 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 import { successFalseBody } from "@/lib/http/error-body";
 import { refundExample } from "./examples";
 import { refundOrderBody, refundOrderResponse } from "./schemas";
-import { findRefund, refundAuditDetails, requestRefund } from "./service";
+import { findRefund, requestRefund } from "./service";
 import { refundView } from "./views";
 import { clientAddress } from "@/lib/http/client-address";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
-import { apiKeyActor, audit } from "@/lib/identity/audit";
-import { mailRefundRequested } from "@/lib/identity/money-mail";
+import { apiKeyActor } from "@/lib/identity/audit";
 
 export const refundOrderEndpoint = defineEndpoint({
   method: "POST",
@@ -43,11 +42,8 @@ export const refundOrderEndpoint = defineEndpoint({
     },
   },
   async handle({ merchant, keyId, req, params, body }) {
-    const refund = await requestRefund(merchant, params.id, body);
     const actor = apiKeyActor(merchant.id, keyId, clientAddress(req.headers));
-    const details = await refundAuditDetails(refund);
-    await audit(actor, "refund.requested", refund.id, details);
-    mailRefundRequested(actor, DEFAULT_LOCALE, refund, details.orderName);
+    const refund = await requestRefund(merchant, params.id, body, { actor, locale: DEFAULT_LOCALE });
     return { refund: refundView(refund) };
   },
   replay: async ({ merchant, resource }) => ({ refund: refundView(await findRefund(merchant.id, resource.id)) }),

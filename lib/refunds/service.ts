@@ -4,10 +4,13 @@ import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
 import { coverDebit, lockBalance, postLedgerEntry } from "@/lib/ledger/ledger";
+import { audit, type Actor } from "@/lib/identity/audit";
+import { queueRefundMail } from "@/lib/identity/money-mail";
+import type { Locale } from "@/lib/i18n";
 import { log } from "@/lib/log";
+import { deliverQueuedSoon } from "@/lib/mail/mailer";
 import { formatBrl } from "@/lib/money";
 import { findAnyOrder } from "@/lib/orders/any-order";
-import { orderById } from "@/lib/orders/queries";
 import { plainOrderName } from "@/lib/orders/title";
 import { appliedReceiptOf, lockOrder, refundsOfOrder } from "@/lib/orders/queries";
 import { requireRail } from "@/lib/providers/rails";
@@ -41,6 +44,7 @@ export async function requestRefund(
   merchant: MerchantProfile,
   idOrLink: string,
   input: RefundOrderInput,
+  origin: { actor: Actor; locale: Locale },
 ): Promise<OrderRefund> {
   const found = await findAnyOrder(merchant.id, idOrLink);
   if (!found) throw new NotFound("Order not found");
@@ -131,8 +135,14 @@ export async function requestRefund(
       data: refundEventData(row, order, null),
     });
     await bindIdempotencyKey(tx, { type: "refund", id: row.id });
+    // The audit row and the team's mail commit with the refund, or neither does.
+    const orderName = plainOrderName(order);
+    const actor = { ...origin.actor, merchantId: merchant.id };
+    await audit(actor, "refund.requested", row.id, { orderId: order.id, valueCentavos: value, orderName }, tx);
+    await queueRefundMail(tx, actor, origin.locale, row, orderName);
     return row;
   });
+  deliverQueuedSoon();
 
   let final = false;
   try {
@@ -143,17 +153,4 @@ export async function requestRefund(
   }
   if (!final) await followRefund(refund.id, 5);
   return (await refundById(db(), refund.id)) ?? refund;
-}
-
-/**
- * What the audit trail keeps of a refund request: the order's id, the order as the merchant knows it
- * (its reference and customer, else its payment link id: lib/orders/title.ts) and the amount.
- */
-export async function refundAuditDetails(refund: OrderRefund) {
-  const order = await orderById(db(), refund.orderId);
-  return {
-    orderId: refund.orderId,
-    valueCentavos: refund.valueCentavos,
-    ...(order ? { orderName: plainOrderName(order) } : {}),
-  };
 }

@@ -1,10 +1,8 @@
 "use server";
 
 import { actorOf } from "@/lib/identity/dashboard/session";
-import { refundAuditDetails, requestRefund } from "@/lib/refunds/service";
+import { requestRefund } from "@/lib/refunds/service";
 import { getLocale } from "@/lib/i18n/server";
-import { audit } from "@/lib/identity/audit";
-import { mailRefundRequested } from "@/lib/identity/money-mail";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { DECIMAL_FIELDS, refundForm } from "../schemas";
 
@@ -18,10 +16,10 @@ const MESSAGES = { PENDING: "refunds.pending", COMPLETED: "refunds.completed", F
 export const refundOrderAction = merchantAction(
   refundForm,
   async ({ id, ...input }, signedIn) => {
-    const refund = await requestRefund(signedIn.merchant, id, input);
-    const details = await refundAuditDetails(refund);
-    await audit(actorOf(signedIn), "refund.requested", refund.id, details);
-    mailRefundRequested(actorOf(signedIn), await getLocale(), refund, details.orderName);
+    const refund = await requestRefund(signedIn.merchant, id, input, {
+      actor: actorOf(signedIn),
+      locale: await getLocale(),
+    });
     return { data: { id: refund.id, status: refund.status }, message: MESSAGES[refund.status] };
   },
   { decimalFields: DECIMAL_FIELDS, permission: "refunds.create", moneyMove: "refund" },

@@ -1,0 +1,108 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { centavos, createdAt, inList, ts, updatedAt } from "./columns";
+import { merchants } from "./merchants";
+import { orders } from "./orders";
+
+/**
+ * A merchant's recipient ("recebedor"): someone a payment's split sends part of it to.
+ * Its balance is a ledger account of the merchant's (recipient_ledger_entries), never part of the
+ * merchant's own GET /account balance. A changed pixKey is held like a merchant's payout key:
+ * pendingPixKey until pixKeyHeldUntil, then it becomes pixKey.
+ */
+export const recipients = pgTable(
+  "recipients",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    name: text("name").notNull(),
+    email: text("email"),
+    // CPF (11) or CNPJ (14) digits, check digits verified on the way in.
+    document: text("document").notNull(),
+    pixKey: text("pix_key").notNull(),
+    pixKeyType: text("pix_key_type").notNull(),
+    pendingPixKey: text("pending_pix_key"),
+    pendingPixKeyType: text("pending_pix_key_type"),
+    pixKeyHeldUntil: ts("pix_key_held_until"),
+    // What the recipient is owed on the merchant's ledger: the sum of its recipient_ledger_entries.
+    balanceCentavos: centavos("balance_centavos").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("recipients_merchant").on(t.merchantId, t.createdAt, t.id),
+    uniqueIndex("recipients_merchant_document").on(t.merchantId, t.document),
+  ],
+);
+
+export const SPLIT_PART_STATUSES = ["PENDING", "CREDITED", "REFUNDED", "CANCELLED"] as const;
+
+/** One part of an order's split, as requested and (once paid) as credited. */
+export const orderSplits = pgTable(
+  "order_splits",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    recipientId: uuid("recipient_id")
+      .notNull()
+      .references(() => recipients.id),
+    position: integer("position").notNull(),
+    // Exactly one of the two forms: a fixed value or a percentage in hundredths of a percent.
+    requestedCentavos: centavos("requested_centavos"),
+    percentageBasisPoints: integer("percentage_basis_points"),
+    // What the part is worth: at creation, on the order's value; once credited, what was credited.
+    valueCentavos: centavos("value_centavos").notNull(),
+    refundedCentavos: centavos("refunded_centavos").notNull().default(0),
+    status: text("status", { enum: SPLIT_PART_STATUSES }).notNull().default("PENDING"),
+    creditedAt: ts("credited_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("order_splits_order_recipient").on(t.orderId, t.recipientId),
+    index("order_splits_recipient").on(t.recipientId, t.createdAt),
+    check("order_splits_status", inList("status", SPLIT_PART_STATUSES)),
+    check("order_splits_one_form", sql`(requested_centavos is null) <> (percentage_basis_points is null)`),
+    check(
+      "order_splits_percentage",
+      sql`percentage_basis_points is null or percentage_basis_points between 1 and 10000`,
+    ),
+  ],
+);
+
+/**
+ * A recipient's ledger: append-only, one entry per (kind, ref_type, ref_id) so a split part is
+ * credited once (ref = the order_splits row) and refunded once per refund (ref = the refund row).
+ * Its balance may go below zero after a refund, like a merchant's after a MED return.
+ */
+export const recipientLedgerEntries = pgTable(
+  "recipient_ledger_entries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    recipientId: uuid("recipient_id")
+      .notNull()
+      .references(() => recipients.id),
+    kind: text("kind").notNull(),
+    amountCentavos: centavos("amount_centavos").notNull(),
+    refType: text("ref_type").notNull(),
+    refId: text("ref_id").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("recipient_ledger_entries_ref").on(t.kind, t.refType, t.refId),
+    index("recipient_ledger_entries_recipient").on(t.recipientId, t.createdAt, t.id),
+  ],
+);
+
+export type Recipient = typeof recipients.$inferSelect;
+export type OrderSplit = typeof orderSplits.$inferSelect;
