@@ -2,6 +2,7 @@ import fs from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setClockForTests } from "@/lib/clock";
 import { resetEnvForTests } from "@/lib/env";
 import { providers } from "@/lib/providers";
 import { apiPixRecurringFromEnv } from "@/lib/providers/recurring/api-pix";
@@ -12,9 +13,17 @@ import {
   type RecurrenceReport,
   type RecurrenceRequest,
 } from "@/lib/providers/recurring/types";
+import { eq } from "drizzle-orm";
+import { db } from "@/db";
+import { subscriptionCreations, subscriptions } from "@/db/schema";
+import { saoPauloDay } from "@/lib/day-range";
+import { addDays } from "@/lib/pix/business-days";
+import { endStaleCreations, STALE_CREATION_MS } from "@/lib/subscriptions/creation";
 import { readBrCode } from "./fixtures/pix-psp/brcode";
 import { pixLiveEnv } from "./fixtures/pix-psp/live-env";
 import { startPixPsp, type PixPsp } from "./fixtures/pix-psp/server";
+import { api } from "./helpers";
+import { liveMerchant } from "./support/merchants";
 import { saveEnv } from "./support/env";
 import { waitFor } from "./support/wait";
 
@@ -425,5 +434,103 @@ describe("live Pix Automático through API Pix", () => {
     expect(await recurring().readCharge("not a txid!")).toBeNull();
     expect(await recurring().readRecurrence("RR-short")).toBeNull();
     expect(psp.requests.length).toBe(asked);
+  });
+  it("the answer to POST /rec is lost: a retry with the same Idempotency-Key resumes, one recurrence at the PSP and one subscription here", async () => {
+    clock = new Date();
+    const { apiKey, merchant } = await liveMerchant();
+    const body = {
+      payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+      description: "Plano mensal",
+      reference: "assinatura-5042",
+      amount: { type: "FIXED", value: 49.9 },
+      periodicity: "MENSAL",
+      firstDate: addDays(saoPauloDay(), 20),
+      retryPolicy: "PERMITE_3R_7D",
+      journey: "JORNADA_3",
+    };
+    const headers = { "Idempotency-Key": "sub-lost-rec" };
+    const before = { recs: psp.recurring.recs.size, locs: psp.recurring.locs.size };
+    // Every answer to POST /rec is lost (the client's own resends of the dropped connection too).
+    psp.faults.loseNext = [{ path: /\/rec$/, count: 10 }];
+    const lost = await api("POST", "/api/v1/subscriptions", { apiKey, body, headers });
+    psp.faults.loseNext = [];
+    // The PSP made it, but we cannot know: an unknown outcome, not a failure.
+    expect(lost.status, JSON.stringify(lost.body)).toBe(500);
+    expect(lost.body.code).toBe("upstream_unavailable");
+    expect(psp.recurring.recs.size).toBe(before.recs + 1);
+    const [creating] = await db()
+      .select()
+      .from(subscriptionCreations)
+      .where(eq(subscriptionCreations.merchantId, merchant.id));
+    expect(creating).toMatchObject({ state: "CREATING", idRec: null });
+    expect(creating.locationId).not.toBeNull();
+    expect(creating.immediateTxid).not.toBeNull();
+
+    const again = await api("POST", "/api/v1/subscriptions", { apiKey, body, headers });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    // The location named the recurrence it is linked to: read back and reused, nothing made twice.
+    expect({ recs: psp.recurring.recs.size, locs: psp.recurring.locs.size }).toEqual({
+      recs: before.recs + 1,
+      locs: before.locs + 1,
+    });
+    const lastPost = psp.requests.map((r) => r.method === "POST" && r.path.endsWith("/rec")).lastIndexOf(true);
+    const retried = psp.requests.slice(lastPost + 1);
+    expect(retried.filter((r) => r.method === "POST").map((r) => r.path)).toEqual([]);
+    expect(retried.some((r) => r.method === "GET" && /\/locrec\/\d+$/.test(r.path))).toBe(true);
+    const sub = again.body.subscription;
+    expect(sub.id).toBe(creating.id);
+    const rec = [...psp.recurring.recs.values()].find((r) => r.vinculo.contrato === "assinatura-5042")!;
+    expect(rec.ativacao.dadosJornada?.txid).toBe(creating.immediateTxid);
+    const rows = await db().select().from(subscriptions).where(eq(subscriptions.merchantId, merchant.id));
+    expect(rows.map((r) => r.idRec)).toEqual([rec.idRec]);
+    const [done] = await db().select().from(subscriptionCreations).where(eq(subscriptionCreations.id, creating.id));
+    expect(done).toMatchObject({ state: "DONE", idRec: rec.idRec });
+
+    // And the same key once more answers the same subscription, sending nothing.
+    const asked = psp.requests.length;
+    const third = await api("POST", "/api/v1/subscriptions", { apiKey, body, headers });
+    expect(third.status).toBe(201);
+    expect(third.body.subscription.id).toBe(sub.id);
+    expect(psp.requests.length).toBe(asked);
+  });
+  it("a creation whose answer was lost and is never retried is ended by the sweep: its recurrence cancelled at the PSP", async () => {
+    clock = new Date();
+    const { apiKey, merchant } = await liveMerchant();
+    const body = {
+      payer: { name: "Maria Souza", cpf: "529.982.247-25" },
+      description: "Plano mensal",
+      reference: "assinatura-6042",
+      amount: { type: "FIXED", value: 49.9 },
+      periodicity: "MENSAL",
+      firstDate: addDays(saoPauloDay(), 20),
+      retryPolicy: "NAO_PERMITE",
+      journey: "JORNADA_2",
+    };
+    psp.faults.loseNext = [{ path: /\/rec$/, count: 10 }];
+    const lost = await api("POST", "/api/v1/subscriptions", {
+      apiKey,
+      body,
+      headers: { "Idempotency-Key": "sub-left" },
+    });
+    psp.faults.loseNext = [];
+    expect(lost.status).toBe(500);
+    const rec = [...psp.recurring.recs.values()].find((r) => r.vinculo.contrato === "assinatura-6042")!;
+    expect(rec.status).toBe("CRIADA");
+
+    // Not yet stale: left for its retry.
+    expect(await endStaleCreations()).toBe(0);
+    setClockForTests(new Date(Date.now() + STALE_CREATION_MS + 60_000));
+    try {
+      expect(await endStaleCreations()).toBeGreaterThanOrEqual(1);
+    } finally {
+      setClockForTests(undefined);
+    }
+    expect(psp.recurring.recs.get(rec.idRec)!.status).toBe("CANCELADA");
+    const [ended] = await db()
+      .select()
+      .from(subscriptionCreations)
+      .where(eq(subscriptionCreations.merchantId, merchant.id));
+    expect(ended).toMatchObject({ state: "ABANDONED", idRec: rec.idRec, idempotencyKey: null });
+    expect(await db().select().from(subscriptions).where(eq(subscriptions.merchantId, merchant.id))).toEqual([]);
   });
 });

@@ -154,6 +154,44 @@ export const subscriptionCycles = pgTable(
 );
 
 /**
+ * A subscription being made at the PSP (docs/api.md#subscriptions): recorded, and committed, before
+ * anything is sent, with each id as soon as it is known (the locrec's, journey 3's immediate charge
+ * txid, which is ours, then the recurrence's), so a retry of the same request (merchant and
+ * Idempotency-Key) resumes from what is recorded instead of making a second recurrence. CREATING:
+ * under way; DONE: the subscription (same id) is recorded; ABANDONED: refused, what was made at the
+ * PSP cancelled.
+ */
+export const SUBSCRIPTION_CREATION_STATES = ["CREATING", "DONE", "ABANDONED"] as const;
+export const subscriptionCreations = pgTable(
+  "subscription_creations",
+  {
+    // The subscription's id once it is recorded.
+    id: uuid("id").primaryKey(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    idempotencyKey: text("idempotency_key"),
+    // The PSP it is made at: only a process configured for it resumes or ends it.
+    provider: text("provider").notNull(),
+    state: text("state", { enum: SUBSCRIPTION_CREATION_STATES }).notNull(),
+    locationId: text("location_id"),
+    immediateTxid: text("immediate_txid"),
+    idRec: text("id_rec"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("subscription_creations_key")
+      .on(t.merchantId, t.idempotencyKey)
+      .where(sql`idempotency_key is not null`),
+    index("subscription_creations_creating")
+      .on(t.updatedAt)
+      .where(sql`state = 'CREATING'`),
+    check("subscription_creations_state", inList("state", SUBSCRIPTION_CREATION_STATES)),
+  ],
+);
+
+/**
  * The sandbox's recurring PSP keeps what it was asked in its own tables, as a real PSP does on its
  * side: the domain reads it back through the provider like any PSP, so restarts change nothing.
  */
@@ -187,4 +225,5 @@ export const sandboxRecurringCharges = pgTable("sandbox_recurring_charges", {
 export type Subscription = typeof subscriptions.$inferSelect;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export type SubscriptionCycle = typeof subscriptionCycles.$inferSelect;
+export type SubscriptionCreation = typeof subscriptionCreations.$inferSelect;
 export type CycleStatus = (typeof CYCLE_STATUSES)[number];

@@ -37,6 +37,7 @@ import {
   openCyclesCount,
   subscriptionById,
 } from "./queries";
+import { endStaleCreations } from "./creation";
 import { RETRY_LIMIT, SEND_WINDOW, dueDateOf, sendWindow } from "./schedule";
 import { changeCycleStatus, changeSubscriptionStatus, cycleEvent, LIVE_SUBSCRIPTION, OPEN_CYCLE } from "./transitions";
 
@@ -101,6 +102,7 @@ export async function runSubscriptionEngine(batch = 200): Promise<number> {
   for (const { id } of await dueForCycleIds(db(), opensBy, batch))
     done += await guarded("cycle creation", id, () => chargeDueCycles(id));
   for (const { id } of await openCycleIds(db(), batch)) done += await guarded("cycle", id, () => followCycle(id));
+  done += await endStaleCreations();
   return done;
 }
 

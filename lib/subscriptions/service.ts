@@ -4,12 +4,12 @@ import { now } from "@/lib/clock";
 import { saoPauloDay } from "@/lib/day-range";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
-import { isUuid, newId, newPaymentLinkId } from "@/lib/ids";
+import { isUuid, newPaymentLinkId } from "@/lib/ids";
 import { keysetPage } from "@/lib/paging";
 import { addDays } from "@/lib/pix/business-days";
-import { providers } from "@/lib/providers";
 import { requireRail } from "@/lib/providers/rails";
 import type { RecurrenceRequest } from "@/lib/providers/recurring/types";
+import { finishCreation, makeAtPsp, startCreation } from "./creation";
 import { endAtPsp, followCycle, followRecurrence, insertCycleOrder } from "./engine";
 import { cyclesOf, insertCycle, insertSubscription, merchantSubscription, subscriptionsPage } from "./queries";
 import { SEND_WINDOW } from "./schedule";
@@ -17,9 +17,11 @@ import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionView 
 import { LIVE_SUBSCRIPTION } from "./transitions";
 import { cycleView, subscriptionView } from "./views";
 
-// Subscriptions by Pix Automático (docs/api.md#subscriptions): the recurrence is made at the PSP
-// first (with journey 3's immediate charge), then recorded with, for journey 3, the PIX order and the
-// cycle 0 that take the payment made at authorisation, in one transaction. Cycles are the engine's
+// Subscriptions by Pix Automático (docs/api.md#subscriptions): the creation is recorded first
+// (subscription_creations, with the subscription's id), then the recurrence is made at the PSP step by
+// step (with journey 3's immediate charge), each id recorded as soon as it is known so a retry resumes
+// instead of making a second one; then the subscription is recorded with, for journey 3, the PIX order
+// and the cycle 0 that take the payment made at authorisation, in one transaction. Cycles are the engine's
 // (./engine.ts).
 
 export function requireCollectingMerchant(merchant: MerchantProfile): void {
@@ -52,7 +54,8 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
   if (input.lastDate !== undefined && input.lastDate < input.firstDate)
     throw new InvalidInput("lastDate must not be before firstDate", { code: "subscription.lastDateBeforeFirst" });
 
-  const id = newId();
+  const creation = await startCreation(merchant.id);
+  const id = creation.id;
   const amount = input.amount;
   const debtor = {
     name: input.payer.name,
@@ -70,7 +73,7 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
       ? { immediateCharge: { valueCentavos: amount.value, description: input.description } }
       : {}),
   };
-  const made = await providers().recurring.createRecurrence(request);
+  const made = await makeAtPsp(creation, request);
 
   const subscription = await db().transaction(async (tx) => {
     const values = {
@@ -116,10 +119,12 @@ export async function createSubscription(merchant: MerchantProfile, input: Creat
         valueCentavos: amount.value,
         sentAt: now(),
       });
+      await finishCreation(tx, id);
       await bindIdempotencyKey(tx, { type: "subscription", id });
       return row;
     }
     const row = await insertSubscription(tx, values);
+    await finishCreation(tx, id);
     await bindIdempotencyKey(tx, { type: "subscription", id });
     return row;
   });

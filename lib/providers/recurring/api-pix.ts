@@ -15,8 +15,10 @@ import {
   type Closure,
   type CycleChargeReport,
   type CycleChargeRequest,
+  type RecurrenceProgress,
   type RecurrenceReport,
   type RecurrenceRequest,
+  type RecurrenceResume,
   type RecurringProblem,
   type RecurringProvider,
 } from "./types";
@@ -132,7 +134,7 @@ const cobAnswer = z.looseObject({
   pix: z.array(pixItem).default([]),
 });
 
-const locAnswer = z.looseObject({ id: z.number().int(), location: z.string().min(1) });
+const locAnswer = z.looseObject({ id: z.number().int(), location: z.string().min(1), idRec: ID_REC.optional() });
 
 const page = z.looseObject({
   parametros: z
@@ -261,6 +263,17 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
     return rec;
   }
 
+  /** GET /locrec/{id}: the location, with the recurrence linked to it (idRec) once one is. */
+  async function readLoc(id: string | number): Promise<z.infer<typeof locAnswer> | null> {
+    const answer = await call("read the recurrence's location", "GET", `/locrec/${encodeURIComponent(String(id))}`);
+    if (answer.status === 404) return null;
+    if (answer.status !== 200) throw undecided("read the recurrence's location", answer);
+    const loc = parsed(locAnswer, "GET /locrec/{id}", answer);
+    if (String(loc.id) !== String(id))
+      throw new UpstreamUnavailable(`PIX provider answered GET /locrec/${id} with another location`);
+    return loc;
+  }
+
   async function readCobR(txid: string): Promise<z.infer<typeof cobrAnswer> | null> {
     const answer = await call("read the recurring charge", "GET", `/cobr/${encodeURIComponent(txid)}`);
     if (answer.status === 404) return null;
@@ -275,79 +288,123 @@ export function apiPixRecurring(config: RecurringConfig): RecurringProvider {
     name: API_PIX_RECURRING,
     newTxid: () => timeOrderedBase62(32),
 
-    async createRecurrence(request: RecurrenceRequest) {
+    async createRecurrence(request: RecurrenceRequest, resume?: RecurrenceResume) {
       if (request.journey === "JORNADA_3" && !request.immediateCharge)
         throw new RecurringRefused({
           title: "Journey 3 needs its immediate charge",
           violations: [{ property: "rec.ativacao.dadosJornada.txid", reason: "required for JORNADA_3" }],
         });
+      // Step by step, each id recorded (resume.record) before the next request is sent, and what was
+      // recorded read back instead of made again (docs/providers.md ("Making a recurrence")).
+      let progress: RecurrenceProgress = {
+        ...(resume?.progress ?? { locationId: null, immediateTxid: null, idRec: null }),
+      };
+      const record = async (next: Partial<RecurrenceProgress>) => {
+        progress = { ...progress, ...next };
+        await resume?.record(progress);
+      };
+
       // The location first: the QR the payer reads is made of it (POST /locrec takes no body).
-      const locAnswered = await call("create the recurrence's location", "POST", "/locrec");
-      if (locAnswered.status !== 201 && locAnswered.status !== 200) {
-        if (refusal(locAnswered)) throw new RecurringRefused(problemOf(locAnswered));
-        throw undecided("create the recurrence's location", locAnswered);
+      let loc: z.infer<typeof locAnswer>;
+      if (progress.locationId) {
+        const read = await readLoc(progress.locationId);
+        if (!read)
+          throw new UpstreamUnavailable(`PIX provider does not find the location ${progress.locationId} it made`);
+        loc = read;
+      } else {
+        const locAnswered = await call("create the recurrence's location", "POST", "/locrec");
+        if (locAnswered.status !== 201 && locAnswered.status !== 200) {
+          if (refusal(locAnswered)) throw new RecurringRefused(problemOf(locAnswered));
+          throw undecided("create the recurrence's location", locAnswered);
+        }
+        loc = parsed(locAnswer, "POST /locrec", locAnswered);
+        await record({ locationId: String(loc.id) });
       }
-      const loc = parsed(locAnswer, "POST /locrec", locAnswered);
+      // The recurrence the location is linked to, made by an attempt whose answer was lost.
+      if (!progress.idRec && loc.idRec) await record({ idRec: loc.idRec });
 
       let immediateTxid: string | null = null;
       if (request.journey === "JORNADA_3") {
         const charge = request.immediateCharge!;
-        immediateTxid = timeOrderedBase62(32);
-        const cob = await call("create the immediate charge", "PUT", `/cob/${immediateTxid}`, {
-          calendario: { expiracao: charge.expiresInSeconds ?? 24 * 60 * 60 },
-          devedor: { ...payerOf(request.debtor), nome: request.debtor.name.slice(0, 200) },
-          valor: { original: centavosToDecimalString(charge.valueCentavos) },
-          chave: config.receiverKey(),
-          ...(charge.description ? { solicitacaoPagador: charge.description.slice(0, 140) } : {}),
-        });
-        if (cob.status !== 201 && cob.status !== 200) {
-          if (refusal(cob)) throw new RecurringRefused(problemOf(cob));
-          throw undecided("create the immediate charge", cob);
+        // Ours, recorded before it is sent: a retry reads its charge back rather than making another.
+        const resumed = progress.immediateTxid;
+        immediateTxid = resumed ?? timeOrderedBase62(32);
+        if (!resumed) await record({ immediateTxid });
+        const existing = resumed ? await call("read the immediate charge", "GET", `/cob/${immediateTxid}`) : null;
+        if (existing && existing.status !== 200 && existing.status !== 404)
+          throw undecided("read the immediate charge", existing);
+        if (!existing || existing.status === 404) {
+          const cob = await call("create the immediate charge", "PUT", `/cob/${immediateTxid}`, {
+            calendario: { expiracao: charge.expiresInSeconds ?? 24 * 60 * 60 },
+            devedor: { ...payerOf(request.debtor), nome: request.debtor.name.slice(0, 200) },
+            valor: { original: centavosToDecimalString(charge.valueCentavos) },
+            chave: config.receiverKey(),
+            ...(charge.description ? { solicitacaoPagador: charge.description.slice(0, 140) } : {}),
+          });
+          if (cob.status !== 201 && cob.status !== 200) {
+            if (refusal(cob)) throw new RecurringRefused(problemOf(cob));
+            throw undecided("create the immediate charge", cob);
+          }
         }
       }
 
-      const amount =
-        "fixedCentavos" in request.amount
-          ? { valorRec: centavosToDecimalString(request.amount.fixedCentavos) }
-          : request.amount.minimumCentavos !== null
-            ? { valorMinimoRecebedor: centavosToDecimalString(request.amount.minimumCentavos) }
-            : null;
-      const body = {
-        vinculo: {
-          ...(request.object ? { objeto: request.object.slice(0, 35) } : {}),
-          contrato: request.contract.slice(0, 35),
-          devedor: payerOf(request.debtor),
-        },
-        calendario: {
-          dataInicial: request.calendar.firstDate,
-          ...(request.calendar.lastDate ? { dataFinal: request.calendar.lastDate } : {}),
-          periodicidade: request.calendar.periodicity,
-        },
-        ...(amount ? { valor: amount } : {}),
-        politicaRetentativa: request.retryPolicy,
-        loc: loc.id,
-        ...(immediateTxid ? { ativacao: { dadosJornada: { txid: immediateTxid } } } : {}),
-      };
-      // Sent once: a second POST would make a second recurrence (the document has no id of ours for it).
-      const created = await call("create the recurrence", "POST", "/rec", body);
-      if (created.status !== 201 && created.status !== 200) {
-        if (refusal(created)) throw new RecurringRefused(problemOf(created));
-        throw undecided("create the recurrence", created);
+      if (!progress.idRec) {
+        const amount =
+          "fixedCentavos" in request.amount
+            ? { valorRec: centavosToDecimalString(request.amount.fixedCentavos) }
+            : request.amount.minimumCentavos !== null
+              ? { valorMinimoRecebedor: centavosToDecimalString(request.amount.minimumCentavos) }
+              : null;
+        const body = {
+          vinculo: {
+            ...(request.object ? { objeto: request.object.slice(0, 35) } : {}),
+            contrato: request.contract.slice(0, 35),
+            devedor: payerOf(request.debtor),
+          },
+          calendario: {
+            dataInicial: request.calendar.firstDate,
+            ...(request.calendar.lastDate ? { dataFinal: request.calendar.lastDate } : {}),
+            periodicidade: request.calendar.periodicity,
+          },
+          ...(amount ? { valor: amount } : {}),
+          politicaRetentativa: request.retryPolicy,
+          loc: loc.id,
+          ...(immediateTxid ? { ativacao: { dadosJornada: { txid: immediateTxid } } } : {}),
+        };
+        // The document has no id of ours for a recurrence: a second POST would make a second one. What
+        // tells a retry that the first was made is its location, linked to it (GET /locrec/{id} above).
+        const created = await call("create the recurrence", "POST", "/rec", body);
+        if (created.status === 201 || created.status === 200)
+          await record({ idRec: parsed(recAnswer, "POST /rec", created).idRec });
+        else if (refusal(created)) {
+          // "O location referenciado por rec.loc já está sendo utilizado": a send of ours whose answer was
+          // lost (the client's own retry of a dropped connection, or an earlier attempt) made it. The
+          // location is this creation's, so the recurrence linked to it is ours: read back and reused.
+          const linked = await readLoc(loc.id);
+          if (!linked?.idRec) throw new RecurringRefused(problemOf(created));
+          await record({ idRec: linked.idRec });
+        } else throw undecided("create the recurrence", created);
       }
-      const rec = parsed(recAnswer, "POST /rec", created);
+      const idRec = progress.idRec!;
       // The code the payer reads: dadosQR of GET /rec/{idRec} (with journey 3's txid, the composite QR).
-      const read = await readRec(rec.idRec, immediateTxid ?? undefined);
-      const brcode = read?.dadosQR?.pixCopiaECola;
+      const read = await readRec(idRec, immediateTxid ?? undefined);
+      if (!read) throw new UpstreamUnavailable(`PIX provider does not find the recurrence ${idRec} it made`);
+      const brcode = read.dadosQR?.pixCopiaECola;
       if (!brcode) throw new UpstreamUnavailable("PIX provider answered the recurrence without dadosQR.pixCopiaECola");
       return {
-        idRec: rec.idRec,
-        status: read!.status,
+        idRec,
+        status: read.status,
         brcode,
         locationId: String(loc.id),
         location: loc.location,
         immediateTxid,
         provider: API_PIX_RECURRING,
       };
+    },
+
+    async linkedRecurrence(locationId) {
+      if (!/^\d+$/.test(locationId)) return null;
+      return (await readLoc(locationId))?.idRec ?? null;
     },
 
     async readRecurrence(idRec) {

@@ -65,6 +65,16 @@ export type RecurrenceRequest = {
   immediateCharge?: { valueCentavos: number; description?: string; expiresInSeconds?: number };
 };
 
+/**
+ * What a creation has made at the PSP so far, as recorded here: the locrec's id once the PSP gave it,
+ * journey 3's immediate charge txid (ours, recorded before it is sent), the recurrence's id once
+ * known. A retry resumes from it: nothing recorded is made a second time.
+ */
+export type RecurrenceProgress = { locationId: string | null; immediateTxid: string | null; idRec: string | null };
+
+/** The progress recorded so far, and how to record (and commit) each step before the next is sent. */
+export type RecurrenceResume = { progress: RecurrenceProgress; record(progress: RecurrenceProgress): Promise<void> };
+
 /** A recurrence the PSP made, with the code the payer reads (dadosQR.pixCopiaECola). */
 export type CreatedRecurrence = {
   idRec: string;
@@ -177,9 +187,13 @@ export interface RecurringProvider {
   /**
    * POST /locrec, (JORNADA_3: PUT /cob/{txid} with the immediate charge), POST /rec with the loc and
    * ativacao.dadosJornada.txid, then GET /rec/{idRec}[?txid] for dadosQR.pixCopiaECola.
-   * A refusal is a RecurringRefused.
+   * A refusal is a RecurringRefused. With `resume`, each id is recorded as soon as it is known, and what
+   * was recorded is read back and reused (GET /locrec/{id} names the recurrence linked to it), never
+   * made again: a retry after a lost answer or a crash makes one recurrence, not two.
    */
-  createRecurrence(request: RecurrenceRequest): Promise<CreatedRecurrence>;
+  createRecurrence(request: RecurrenceRequest, resume?: RecurrenceResume): Promise<CreatedRecurrence>;
+  /** GET /locrec/{id}: the recurrence linked to the location (idRec), null when none is (or no such location). */
+  linkedRecurrence?(locationId: string): Promise<string | null>;
   /** GET /rec/{idRec}; null when the PSP has none. */
   readRecurrence(idRec: string): Promise<RecurrenceReport | null>;
   /** PATCH /rec/{idRec} status CANCELADA. "gone": it had already ended (expired, rejected, cancelled). */
