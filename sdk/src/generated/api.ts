@@ -10634,9 +10634,15 @@ export interface operations {
                      * @enum {string}
                      */
                     periodicity: "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
-                    /** @description The first cycle's due date (API Pix calendario.dataInicial): at least 2 days ahead, since each cycle's charge is sent 2 to 10 days before its due date */
+                    /**
+                     * Format: date
+                     * @description The first cycle's due date (API Pix calendario.dataInicial): at least 2 days ahead, since each cycle's charge is sent 2 to 10 days before its due date
+                     */
                     firstDate: string;
-                    /** @description The last day a cycle may fall due (API Pix calendario.dataFinal); none: until cancelled */
+                    /**
+                     * Format: date
+                     * @description The last day a cycle may fall due (API Pix calendario.dataFinal); none: until cancelled
+                     */
                     lastDate?: string;
                     /**
                      * @description NAO_PERMITE: a failed cycle is not tried again; PERMITE_3R_7D: up to 3 more attempts in the 7 days after the due date
