@@ -301,6 +301,11 @@ const READ_THROUGH: Record<string, string[]> = {
     "subscription_cycles_open",
     "subscription_cycles_merchant_failed",
   ],
+  subscription_creations: [
+    "subscription_creations_pkey",
+    "subscription_creations_key",
+    "subscription_creations_creating",
+  ],
 };
 
 // Where one operation must take one road: the lookups by a unique key, the merchant's lists and

@@ -2,7 +2,7 @@
 // of the order. Pure arithmetic on integer centavos; no database.
 //
 // Rounding rule:
-//   - a `{ recipientId, percentage }` part is floor(credited × percentage / 100) centavos;
+//   - a `{ recipientId, percentage }` part is floor(min(credited, value) × percentage / 100) centavos;
 //   - a `{ recipientId, value }` part is its value, or, when less than the order's value was accepted
 //     (an on-chain underpayment), floor(value × accepted / orderValue) centavos — splits apply pro rata
 //     to the BRL accepted, and an overpayment's excess goes to the merchant;
@@ -40,8 +40,12 @@ export function validateSplits(specs: readonly SplitSpec[], orderCentavos: numbe
       return { code: "SPLIT_VALUE_NOT_POSITIVE", recipientId: s.recipientId };
     }
   }
-  const parts = allocate(specs, orderCentavos, orderCentavos);
-  if (parts.merchantCentavos < 0) return { code: "SPLIT_SUM_ABOVE_VALUE" };
+  // Exactly: fixed parts / value + percentages ≤ 100%. Then floored parts never exceed any amount ≤ the value.
+  const order = BigInt(orderCentavos);
+  let share = 0n; // in units of 1 / (order × 10,000)
+  for (const s of specs)
+    share += "percentageBasisPoints" in s ? BigInt(s.percentageBasisPoints) * order : BigInt(s.valueCentavos) * 10_000n;
+  if (share > order * 10_000n) return { code: "SPLIT_SUM_ABOVE_VALUE" };
   return null;
 }
 
@@ -54,10 +58,11 @@ export type Allocation = { parts: { recipientId: string; centavos: number }[]; m
 export function allocate(specs: readonly SplitSpec[], orderCentavos: number, creditedCentavos: number): Allocation {
   const credited = BigInt(creditedCentavos);
   const order = BigInt(orderCentavos);
-  const scale = credited < order ? credited : order; // what fixed parts are measured against
+  const scale = credited < order ? credited : order; // what the parts are measured against
   const parts = specs.map((s) => {
     let c: bigint;
-    if ("percentageBasisPoints" in s) c = (credited * BigInt(s.percentageBasisPoints)) / 10_000n;
+    // An overpayment's excess is the merchant's: percentages, like fixed parts, are of at most the value.
+    if ("percentageBasisPoints" in s) c = (scale * BigInt(s.percentageBasisPoints)) / 10_000n;
     else c = order === 0n ? 0n : (BigInt(s.valueCentavos) * scale) / order;
     return { recipientId: s.recipientId, centavos: Number(c) };
   });

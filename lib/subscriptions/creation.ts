@@ -1,4 +1,4 @@
-import { and, asc, eq, lt } from "drizzle-orm";
+import { and, asc, eq, lt, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { subscriptionCreations, type SubscriptionCreation } from "@/db/schema";
 import { now } from "@/lib/clock";
@@ -105,7 +105,8 @@ export async function endStaleCreations(batch = 50): Promise<number> {
     .from(subscriptionCreations)
     .where(
       and(
-        eq(subscriptionCreations.state, "CREATING"),
+        // A literal, not a parameter: a generic plan then uses the partial index (tests/query-plans.test.ts).
+        sql`${subscriptionCreations.state} = 'CREATING'`,
         eq(subscriptionCreations.provider, providers().recurring.name),
         lt(subscriptionCreations.updatedAt, new Date(now().getTime() - STALE_CREATION_MS)),
       ),
