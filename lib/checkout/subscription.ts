@@ -7,6 +7,7 @@ import { merchantById } from "@/lib/merchants/queries";
 import { centavosToBrl } from "@/lib/money";
 import { cyclesOf } from "@/lib/subscriptions/queries";
 import { dueDateOf } from "@/lib/subscriptions/schedule";
+import { amountView } from "@/lib/subscriptions/views";
 
 // What a payer may see of a subscription, by its payer page's id (/pay/{paymentLinkId}): what is
 // charged and when, the code to authorise it while it waits for them, and a receipt per paid cycle.
@@ -56,11 +57,7 @@ export async function publicSubscription(paymentLinkId: string): Promise<PublicS
     cancelledBy: s.cancelledBy,
     description: s.description,
     payerName: s.payerName,
-    amount: {
-      type: s.fixedCentavos !== null ? "FIXED" : "VARIABLE",
-      value: centavosToBrl(s.chargeCentavos),
-      minimum: s.minimumCentavos !== null ? centavosToBrl(s.minimumCentavos) : null,
-    },
+    amount: amountView(s),
     periodicity: s.periodicity,
     firstDate: s.firstDate,
     lastDate: s.lastDate,

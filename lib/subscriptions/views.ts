@@ -5,6 +5,15 @@ import type { CycleView, SubscriptionView } from "./schemas";
 
 // Subscriptions and their cycles as every response and event shows them (docs/api.md#subscriptions).
 
+/** What a cycle charges: fixed, or variable with the payer's floor (the API's and the payer page's view). */
+export function amountView(s: Pick<Subscription, "fixedCentavos" | "chargeCentavos" | "minimumCentavos">) {
+  return {
+    type: s.fixedCentavos !== null ? ("FIXED" as const) : ("VARIABLE" as const),
+    value: centavosToBrl(s.chargeCentavos),
+    minimum: s.minimumCentavos !== null ? centavosToBrl(s.minimumCentavos) : null,
+  };
+}
+
 export function subscriptionView(s: Subscription): SubscriptionView {
   return {
     id: s.id,
@@ -17,11 +26,7 @@ export function subscriptionView(s: Subscription): SubscriptionView {
     },
     description: s.description,
     reference: s.reference,
-    amount: {
-      type: s.fixedCentavos !== null ? "FIXED" : "VARIABLE",
-      value: centavosToBrl(s.chargeCentavos),
-      minimum: s.minimumCentavos !== null ? centavosToBrl(s.minimumCentavos) : null,
-    },
+    amount: amountView(s),
     periodicity: s.periodicity,
     firstDate: s.firstDate,
     lastDate: s.lastDate,
