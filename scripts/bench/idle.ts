@@ -101,7 +101,9 @@ async function authenticateAll(base: string, keys: string[]) {
 
 const committed = async (sql: postgres.Sql, db: string) => {
   await sql`select pg_stat_clear_snapshot()`;
-  const [r] = await sql<{ n: string }[]>`select xact_commit + xact_rollback as n from pg_stat_database where datname = ${db}`;
+  const [r] = await sql<
+    { n: string }[]
+  >`select xact_commit + xact_rollback as n from pg_stat_database where datname = ${db}`;
   return Number(r.n);
 };
 
