@@ -1,4 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { orderSplitViews, planTakeBack } from "@/lib/splits/service";
 import { db, type Executor } from "@/db";
 import { orderRefunds, pixReceipts, pixReturns, type PixReturn } from "@/db/schema";
 import { raiseAttention } from "@/lib/attention/attention";
@@ -115,24 +116,40 @@ async function applyOne(
       .set({ debitedAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(pixReturns.id, row.id), isNull(pixReturns.debitedAt)))
       .returning();
-    await postLedgerEntry(tx, {
-      merchantId: row.merchantId,
-      kind: "med_debit",
-      amountCentavos: -row.valueCentavos,
-      refType: "pix_return",
-      refId: row.id,
-      description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
-    });
+    const order = await orderById(tx, row.orderId);
+    // A split order's devolução is taken back from each part pro rata (lib/splits), even below zero;
+    // the merchant is debited its own share.
+    const takeBack = order
+      ? await planTakeBack(
+          tx,
+          { orderId: order.id },
+          order,
+          order.valueCentavos,
+          row.valueCentavos,
+          "split_med_return",
+          "pix_return",
+        )
+      : null;
+    await takeBack?.apply(tx, row.id);
+    const merchantShare = takeBack ? takeBack.merchantCentavos : row.valueCentavos;
+    if (merchantShare > 0)
+      await postLedgerEntry(tx, {
+        merchantId: row.merchantId,
+        kind: "med_debit",
+        amountCentavos: -merchantShare,
+        refType: "pix_return",
+        refId: row.id,
+        description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
+      });
     // An infraction's hold on this PIX becomes this debit: released in the same transaction.
     await returnHolds(tx, row.endToEndId, row.merchantId);
-    const order = await orderById(tx, row.orderId);
     if (order) {
       await recordEvent(tx, {
         merchantId: row.merchantId,
         type: "order.disputed",
         subjectType: "order",
         subjectId: order.id,
-        data: { ...orderView(order), dispute: disputeView(debited) },
+        data: { ...orderView(order, await orderSplitViews(tx, order)), dispute: disputeView(debited) },
       });
     }
     return { recorded: inserted.length > 0, changed, debited, row };

@@ -266,14 +266,16 @@ async function moveRefunded(tx: Tx, splitId: string, centavos: number) {
 
 /**
  * A refund that FAILED gives back what it took from each part (the merchant's debit is credited back
- * by lib/refunds): one reversal entry per part it debited, keyed like that debit.
+ * by lib/refunds): one reversal entry per part it debited, keyed like that debit. Returns their sum.
  */
-export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: string): Promise<void> {
+export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: string): Promise<number> {
   const taken = await tx.execute<{ recipient_id: string; amount_centavos: string; ref_id: string }>(sql`
     select recipient_id, amount_centavos, ref_id from recipient_ledger_entries
     where kind = 'split_refund' and ref_type = 'refund' and ref_id like ${`${refundId}/%`} and merchant_id = ${merchantId}`);
+  let total = 0;
   for (const t of taken) {
     const centavos = -Number(t.amount_centavos);
+    total += centavos;
     const posted = await postRecipientEntry(tx, {
       merchantId,
       recipientId: t.recipient_id,
@@ -285,4 +287,17 @@ export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: s
     });
     if (posted) await moveRefunded(tx, t.ref_id.slice(refundId.length + 1), -centavos);
   }
+  return total;
+}
+
+type Viewed = { id: string; splitCount: number; status: string };
+
+/** An order's split (orders table) as every merchant view shows it; [] and no query without one. */
+export async function orderSplitViews(ex: Executor, o: Viewed): Promise<SplitView[]> {
+  return splitViews(await splitsOf(ex, { orderId: o.id }, o.splitCount), o.status === "CANCELLED" || o.status === "FAILED");
+}
+
+/** An on-chain deposit's split as every merchant view shows it; [] and no query without one. */
+export async function depositSplitViews(ex: Executor, o: Viewed): Promise<SplitView[]> {
+  return splitViews(await splitsOf(ex, { onchainOrderId: o.id }, o.splitCount), o.status === "FAILED");
 }
