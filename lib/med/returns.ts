@@ -125,6 +125,7 @@ async function applyOne(
           { orderId: order.id },
           order,
           order.valueCentavos,
+          await takenBackBefore(tx, order.id, row.valueCentavos),
           row.valueCentavos,
           "split_med_return",
           "pix_return",
@@ -175,6 +176,17 @@ async function applyOne(
     await raiseAttention("pix_return", row.id, why);
   }
   return { recorded: result.recorded, debited: result.debited };
+}
+
+/**
+ * What refunds (not FAILED) and MED returns took back of an order before the devolução being applied
+ * (`current`, already recorded as returned): where a split order's pro rata share of it starts.
+ */
+async function takenBackBefore(ex: Executor, orderId: string, current: number): Promise<number> {
+  const [row] = await ex.execute<{ refunded: string }>(
+    sql`select coalesce(sum(value_centavos), 0) as refunded from order_refunds where order_id = ${orderId} and status <> 'FAILED'`,
+  );
+  return Number(row.refunded) + (await returnedByMed(ex, orderId)) - current;
 }
 
 /** A devolução as events, the order page and the receipt show it. */

@@ -116,6 +116,7 @@ export async function requestRefund(
       { orderId: order.id },
       order,
       order.valueCentavos,
+      order.valueCentavos - left,
       value,
       "split_refund",
       "refund",

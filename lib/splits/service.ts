@@ -209,16 +209,20 @@ export async function creditSplits(
 export type SplitTakeBack = { merchantCentavos: number; apply: (tx: Tx, refId: string) => Promise<void> };
 
 /**
- * Plans taking `backCentavos` of a paid order back pro rata (refundProRata over what each part was
- * credited; the merchant pays the rest). `apply` posts one recipient entry per part (its own key:
- * the refund's or the devolução's id and the part's), which may leave a recipient's balance negative,
- * and moves each part's refundedValue; it runs in the transaction that records the refund or return.
+ * Plans taking `backCentavos` of a paid order back pro rata, `alreadyCentavos` having been taken
+ * back before (refunds not FAILED, MED returns): each part gives refundProRata's share of everything
+ * taken back so far, less what it gave before, so partial refunds that add up to the whole take each
+ * part back exactly, never a centavo more from the merchant; the merchant pays the rest. `apply`
+ * posts one recipient entry per part (its own key: the refund's or the devolução's id and the part's),
+ * which may leave a recipient's balance negative, and moves each part's refundedValue; it runs in the
+ * transaction that records the refund or return.
  */
 export async function planTakeBack(
   tx: Tx,
   owner: SplitOwner,
   order: SplitOrder,
   creditedCentavos: number,
+  alreadyCentavos: number,
   backCentavos: number,
   kind: "split_refund" | "split_med_return",
   refType: "refund" | "pix_return",
@@ -228,16 +232,19 @@ export async function planTakeBack(
     await tx.select().from(orderSplits).where(ownerColumn(owner)).orderBy(asc(orderSplits.position)).for("update")
   ).filter((r) => r.status === "CREDITED" || r.status === "REFUNDED");
   if (rows.length === 0) return { merchantCentavos: backCentavos, apply: async () => {} };
-  const back = refundProRata(
+  const cumulative = refundProRata(
     rows.map((r) => ({ recipientId: r.recipientId, centavos: r.valueCentavos })),
     creditedCentavos,
-    backCentavos,
+    Math.min(creditedCentavos, alreadyCentavos + backCentavos),
+  );
+  const back = rows.map((r, i) =>
+    Math.max(0, Math.min(r.valueCentavos - r.refundedCentavos, cumulative.parts[i].centavos - r.refundedCentavos)),
   );
   return {
-    merchantCentavos: back.merchantCentavos,
+    merchantCentavos: backCentavos - back.reduce((a, c) => a + c, 0),
     apply: async (tx2, refId) => {
       for (let i = 0; i < rows.length; i++) {
-        const centavos = back.parts[i].centavos;
+        const centavos = back[i];
         if (centavos === 0) continue;
         await postRecipientEntry(tx2, {
           merchantId: order.merchantId,
