@@ -113,12 +113,10 @@ export const recipientViewSchema = z
     documentType: z.enum(["cpf", "cnpj"]),
     pixKey: z.string().meta({ description: "The payout key, masked as withdrawals show keys" }),
     pixKeyType: z.enum(PIX_KEY_TYPES),
-    pixKeyUsableAt: isoDateTime
-      .nullable()
-      .meta({
-        description:
-          "While the key is held: when its hold ends (an owner may confirm it sooner); null when payouts may go to it",
-      }),
+    pixKeyUsableAt: isoDateTime.nullable().meta({
+      description:
+        "While the key is held: when its hold ends (an owner may confirm it sooner); null when payouts may go to it",
+    }),
     email: z.string().nullable(),
     reference: z.string().nullable(),
     balance: brlAmount.meta({
