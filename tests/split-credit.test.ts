@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { events, onchainOrders, orderSplits, orders, pixReceipts, recipientLedgerEntries } from "@/db/schema";
+import {
+  events,
+  onchainOrders,
+  orderSplits,
+  orders,
+  pixReceipts,
+  recipientLedgerEntries,
+  recipients,
+} from "@/db/schema";
 import { env } from "@/lib/env";
 import { applyPixReturns } from "@/lib/med/returns";
 import { expireDeposits } from "@/lib/onchain/service";
@@ -347,11 +355,14 @@ describe("splits refused at creation, in each endpoint's own error body", () => 
 
   for (const e of endpoints) {
     it(`POST ${e.path} → 400 for another merchant's recipient, an unknown one, and bad parts; nothing written`, async () => {
-      const s = await sellerWithRecipients(1);
+      const s = await sellerWithRecipients(2);
       const other = await sellerWithRecipients(1);
       const mine = s.recipients[0].id;
+      const disabled = s.recipients[1].id;
+      await db().update(recipients).set({ status: "DISABLED" }).where(eq(recipients.id, disabled));
       const cases: [unknown, string][] = [
         [[{ recipientId: other.recipients[0].id, value: 1 }], "split_recipient_unknown"],
+        [[{ recipientId: disabled, value: 1 }], "split_recipient_disabled"],
         [[{ recipientId: randomUUID(), percentage: 5 }], "split_recipient_unknown"],
         [
           [

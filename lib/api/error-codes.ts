@@ -21,6 +21,7 @@ const UPSTREAM: readonly ApiErrorCode[] = ["upstream_unavailable"];
 /** The refusals of a create request's `splits` (lib/splits/service.ts). */
 const SPLITS: readonly ApiErrorCode[] = [
   "split_recipient_unknown",
+  "split_recipient_disabled",
   "split_duplicate_recipient",
   "split_percentage_out_of_range",
   "split_value_not_positive",
@@ -87,6 +88,11 @@ const OWN: Record<string, ByStatus> = {
   "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": { 409: ["subscription_not_cancellable"] },
   "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": { 409: ["subscription_charge_not_open"] },
   "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": { 409: ["subscription_charge_not_open"] },
+  "POST /api/v1/recipients": { 409: ["recipient_document_taken"] },
+  "POST /api/v1/recipients/{id}/payouts": {
+    400: ["recipient_disabled", "recipient_pix_key_held", "recipient_balance_insufficient"],
+    500: UPSTREAM,
+  },
   "POST /api/v1/crypto-pix/onchain/pay": {
     400: [
       ...CHAIN_IN,

@@ -65,7 +65,7 @@ export async function checkSplits(
   if (refused) throw refusal(refused);
   const ids = specs.map((s) => s.recipientId);
   const found = await ex
-    .select({ id: recipients.id })
+    .select({ id: recipients.id, status: recipients.status })
     .from(recipients)
     .where(and(eq(recipients.merchantId, merchantId), inArray(recipients.id, ids)));
   const known = new Set(found.map((r) => r.id));
@@ -75,6 +75,8 @@ export async function checkSplits(
       `splits: recipient ${missing} is not one of this merchant's recipients`,
       "split_recipient_unknown",
     );
+  const disabled = found.find((r) => r.status !== "ACTIVE");
+  if (disabled) throw new RequestRefused(`splits: recipient ${disabled.id} is disabled`, "split_recipient_disabled");
 }
 
 /** Writes the parts in the order's transaction, each worth its share of the order's value until paid. */
