@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   "withdrawal.pix_out.status_changed",
   "invoice.status_changed",
   "subscription.status_changed",
+  "subscription.amount_changed",
   "subscription.charge.status_changed",
   // Written for one endpoint by lib/webhooks/test-event.ts, never fanned out by recordEvent.
   "webhook.test",

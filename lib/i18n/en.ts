@@ -1412,6 +1412,10 @@ export const en: Record<MessageKey, string> = {
   "errors.api.subscriptionFirstDatePast": "The first charge cannot be before {earliest}.",
   "errors.api.subscriptionLastDateBeforeFirst": "The last date cannot be before the first.",
   "errors.api.subscriptionNotCancellable": "This subscription has already ended ({status}).",
+  "errors.api.subscriptionNotChangeable": "This subscription has ended ({status}): its amount can no longer change.",
+  "errors.api.subscriptionAmountFixed":
+    "A fixed amount is part of the payer's authorisation and cannot change: cancel and create a new subscription.",
+  "errors.api.subscriptionAmountBelowMinimum": "The amount cannot be below the minimum of {minimum}.",
   "errors.api.subscriptionNotAuthorisable": "This subscription is not waiting for authorisation ({status}).",
   "errors.api.subscriptionChargeNotOpen": "This charge is no longer open ({status}).",
   "invoice.part.original": "Original amount",

@@ -1420,6 +1420,10 @@ export const ptBR = {
   "errors.api.subscriptionFirstDatePast": "A primeira cobrança não pode ser antes de {earliest}.",
   "errors.api.subscriptionLastDateBeforeFirst": "A data final não pode ser antes da inicial.",
   "errors.api.subscriptionNotCancellable": "Esta assinatura já terminou ({status}).",
+  "errors.api.subscriptionNotChangeable": "Esta assinatura já terminou ({status}): o valor não pode mais mudar.",
+  "errors.api.subscriptionAmountFixed":
+    "Um valor fixo faz parte da autorização do pagador e não pode mudar: cancele e crie uma nova assinatura.",
+  "errors.api.subscriptionAmountBelowMinimum": "O valor não pode ser menor que o mínimo de {minimum}.",
   "errors.api.subscriptionNotAuthorisable": "Esta assinatura não está aguardando autorização ({status}).",
   "errors.api.subscriptionChargeNotOpen": "Esta cobrança não está mais aberta ({status}).",
   "invoice.part.original": "Valor original",
