@@ -51,7 +51,12 @@ type Instance = {
 
 function startInstance(name: string): Promise<Instance> {
   // node with tsx's loader, not tsx's CLI: a SIGKILL to the CLI would leave its child running.
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/fixtures/subscription-instance.ts"], {
+  const child = spawn(process.execPath, [
+      ...(process.env.INSTANCE_REPORTS ? ["--report-on-signal", `--report-directory=${process.env.INSTANCE_REPORTS}`] : []),
+      "--import",
+      "tsx",
+      "tests/fixtures/subscription-instance.ts",
+    ], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", HEARTBEAT: "1", EXPIRY_SWEEP_SECONDS: "1", START_CLOCK: clock.toISOString() },
     stdio: ["pipe", "pipe", "pipe"],
@@ -88,7 +93,10 @@ function startInstance(name: string): Promise<Instance> {
           let stat = "";
           try {
             stat = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8");
-          } catch {}
+          } catch (err) {
+            stat = String(err);
+          }
+          if (process.env.INSTANCE_REPORTS) child.kill("SIGUSR2");
           reject(new Error(`${name} said no ${pattern} within ${timeoutMs} ms: ${lines.join(" | ")} ${stderr.slice(-3000)} ${stat}`));
         }, timeoutMs);
         child.once("exit", (code, signal) =>

@@ -367,6 +367,26 @@ describe("cancellation", () => {
     expect(evs.map((e) => (e.data as { status: string }).status)).toEqual(["ACTIVE", "CANCELLED"]);
   });
 
+  it("refused by the payer at the bank after the recurrence was made: REJECTED with its event, nothing charged", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const sub = await create(apiKey, { journey: "JORNADA_2" });
+    expect(await sandboxBank.reject(sub.recurrenceId)).toBe(true);
+    // The PSP's notice (or the sweep's read of an awaiting recurrence) is read back.
+    await runSubscriptionEngine();
+    const after = await get(apiKey, sub.id);
+    expect(after).toMatchObject({ status: "REJECTED", cancelledBy: null, nextChargeDate: null, cycles: [] });
+    at(addDays(sub.firstDate, -5));
+    await runSubscriptionEngine();
+    expect(await pspCharges(sub.recurrenceId)).toHaveLength(0);
+    expect(await credits(merchant.id)).toHaveLength(0);
+    const evs = (await eventsOf([sub.id])).filter((e) => e.type === "subscription.status_changed");
+    expect(evs.map((e) => e.data)).toEqual([
+      expect.objectContaining({ status: "REJECTED", previousStatus: "AWAITING_AUTHORISATION" }),
+    ]);
+    // Ended: neither the merchant's cancellation nor an amount change applies any more.
+    expect((await api("POST", `/api/v1/subscriptions/${sub.id}/cancel`, { apiKey })).status).toBe(409);
+  });
+
   it("by the payer, its notice lost: seen when the next cycle's window opens, before any charge is sent", async () => {
     const { apiKey } = await seedMerchant();
     const sub = await authorised(apiKey);
