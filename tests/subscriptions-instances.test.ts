@@ -51,16 +51,28 @@ type Instance = {
 
 function startInstance(name: string): Promise<Instance> {
   // node with tsx's loader, not tsx's CLI: a SIGKILL to the CLI would leave its child running.
-  const child = spawn(process.execPath, [
-      ...(process.env.INSTANCE_REPORTS ? ["--report-on-signal", `--report-directory=${process.env.INSTANCE_REPORTS}`] : []),
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.INSTANCE_REPORTS
+        ? ["--report-on-signal", `--report-directory=${process.env.INSTANCE_REPORTS}`]
+        : []),
       "--import",
       "tsx",
       "tests/fixtures/subscription-instance.ts",
-    ], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: "warn", HEARTBEAT: "1", EXPIRY_SWEEP_SECONDS: "1", START_CLOCK: clock.toISOString() },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        LOG_LEVEL: "warn",
+        HEARTBEAT: "1",
+        EXPIRY_SWEEP_SECONDS: "1",
+        START_CLOCK: clock.toISOString(),
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   children.add(child);
   const lines: string[] = [];
   let stderr = "";
@@ -97,7 +109,11 @@ function startInstance(name: string): Promise<Instance> {
             stat = String(err);
           }
           if (process.env.INSTANCE_REPORTS) child.kill("SIGUSR2");
-          reject(new Error(`${name} said no ${pattern} within ${timeoutMs} ms: ${lines.join(" | ")} ${stderr.slice(-3000)} ${stat}`));
+          reject(
+            new Error(
+              `${name} said no ${pattern} within ${timeoutMs} ms: ${lines.join(" | ")} ${stderr.slice(-3000)} ${stat}`,
+            ),
+          );
         }, timeoutMs);
         child.once("exit", (code, signal) =>
           reject(new Error(`${name} exited (${code ?? signal}) before ${pattern}: ${stderr}`)),
@@ -319,7 +335,12 @@ describe("two instances of the cycle engine, one killed mid-cycle and restarted"
     ]);
     // One charge at the PSP per recurring cycle.
     const atPsp = [...psp.recurring.cobrs.values()].filter((c) => c.idRec === sub.recurrenceId);
-    expect(atPsp.map((c) => c.txid).sort()).toEqual(cycles.filter((c) => c.cycle > 0).map((c) => c.txid).sort());
+    expect(atPsp.map((c) => c.txid).sort()).toEqual(
+      cycles
+        .filter((c) => c.cycle > 0)
+        .map((c) => c.txid)
+        .sort(),
+    );
     // One order per cycle, each credited once.
     const subOrders = await db()
       .select()
@@ -359,11 +380,7 @@ describe("two instances of the cycle engine, one killed mid-cycle and restarted"
     expect(evs.filter((e) => e.subjectId === sub.id).map(statusOf)).toEqual(["ACTIVE"]);
     const seen = cycles.slice(0, 3).map((c) => evs.filter((e) => e.subjectId === c.id).map(statusOf));
     // Cycle 0 is recorded with the subscription itself (no event); the PSP's payment makes it PAID.
-    expect(seen).toEqual([
-      ["PAID"],
-      ["CREATING", "SCHEDULED", "PAID"],
-      ["CREATING", "SCHEDULED", "PAID"],
-    ]);
+    expect(seen).toEqual([["PAID"], ["CREATING", "SCHEDULED", "PAID"], ["CREATING", "SCHEDULED", "PAID"]]);
 
     // Every request sent to the PSP and every answer and notice it gave followed the document.
     expect(psp.violations).toEqual([]);

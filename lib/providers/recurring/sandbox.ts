@@ -365,7 +365,11 @@ export const sandboxBank = {
   async reject(idRec: string, code = "AP13"): Promise<boolean> {
     const row = await recRow(idRec);
     if (!row || row.status !== "CRIADA") return false;
-    const closure: StoredClosure = { kind: "rejection", code, description: "Recorrência rejeitada pelo usuário pagador." };
+    const closure: StoredClosure = {
+      kind: "rejection",
+      code,
+      description: "Recorrência rejeitada pelo usuário pagador.",
+    };
     await setRec(idRec, "REJEITADA", { closure });
     return true;
   },
