@@ -77,6 +77,9 @@ export type ErrorValues = {
   "subscription.lastDateBeforeFirst": None;
   "subscription.notCancellable": { status: string };
   "subscription.notAuthorisable": { status: string };
+  "subscription.notChangeable": { status: string };
+  "subscription.amountFixed": None;
+  "subscription.amountBelowMinimum": { minimum: Centavos };
   "subscription.chargeNotOpen": { status: string };
 
   // Recipients (sub-accounts) and their payouts.

@@ -74,6 +74,7 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/invoices/{id}/cancel": "payments",
       "POST /api/v1/invoices/batches": "payments",
       "POST /api/v1/subscriptions": "payments",
+      "PATCH /api/v1/subscriptions/{id}": "payments",
       "POST /api/v1/subscriptions/{id}/cancel": "payments",
       "POST /api/v1/sandbox/subscriptions/{id}/authorize": "payments",
       "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": "payments",
@@ -240,9 +241,12 @@ describe("documented examples against the real handlers", () => {
     // Subscriptions: one to look up, cancel, authorise and have the payer cancel; two with cycle 1
     // scheduled (the engine run on a day inside its window), to pay and to fail.
     const subscriptionBody = createSubscriptionEndpoint.docs.requestExample as { firstDate: string };
-    const subscribe = async () =>
-      (await api("POST", "/api/v1/subscriptions", { apiKey, body: subscriptionBody })).body.subscription.id;
-    for (const name of ["subscription", "subscriptionToCancel", "subscriptionToAuthorise", "subscriptionToEnd"])
+    const subscribe = async (extra: Record<string, unknown> = {}) =>
+      (await api("POST", "/api/v1/subscriptions", { apiKey, body: { ...subscriptionBody, ...extra } })).body
+        .subscription.id;
+    // A VARIABLE one to look up and change the amount of (a FIXED amount cannot change).
+    ids.subscription = await subscribe({ amount: { type: "VARIABLE", value: 89.9, minimum: 50 } });
+    for (const name of ["subscriptionToCancel", "subscriptionToAuthorise", "subscriptionToEnd"])
       ids[name] = await subscribe();
     for (const name of ["subscriptionToPay", "subscriptionToFail"]) {
       ids[name] = await subscribe();

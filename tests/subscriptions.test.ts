@@ -368,6 +368,26 @@ describe("cancellation", () => {
     expect(evs.map((e) => (e.data as { status: string }).status)).toEqual(["ACTIVE", "CANCELLED"]);
   });
 
+  it("refused by the payer at the bank after the recurrence was made: REJECTED with its event, nothing charged", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const sub = await create(apiKey, { journey: "JORNADA_2" });
+    expect(await sandboxBank.reject(sub.recurrenceId)).toBe(true);
+    // The PSP's notice (or the sweep's read of an awaiting recurrence) is read back.
+    await runSubscriptionEngine();
+    const after = await get(apiKey, sub.id);
+    expect(after).toMatchObject({ status: "REJECTED", cancelledBy: null, nextChargeDate: null, cycles: [] });
+    at(addDays(sub.firstDate, -5));
+    await runSubscriptionEngine();
+    expect(await pspCharges(sub.recurrenceId)).toHaveLength(0);
+    expect(await credits(merchant.id)).toHaveLength(0);
+    const evs = (await eventsOf([sub.id])).filter((e) => e.type === "subscription.status_changed");
+    expect(evs.map((e) => e.data)).toEqual([
+      expect.objectContaining({ status: "REJECTED", previousStatus: "AWAITING_AUTHORISATION" }),
+    ]);
+    // Ended: neither the merchant's cancellation nor an amount change applies any more.
+    expect((await api("POST", `/api/v1/subscriptions/${sub.id}/cancel`, { apiKey })).status).toBe(409);
+  });
+
   it("by the payer, its notice lost: seen when the next cycle's window opens, before any charge is sent", async () => {
     const { apiKey } = await seedMerchant();
     const sub = await authorised(apiKey);
@@ -401,6 +421,80 @@ describe("cancellation", () => {
     const res = await api("POST", `/api/v1/subscriptions/${sub.id}/cancel`, { apiKey });
     expect(res.body.subscription).toMatchObject({ status: "CANCELLED", cycles: [{ status: "CANCELLED" }] });
     expect((await sandbox(apiKey, `${sub.id}/authorize`)).status).toBe(409);
+  });
+});
+
+describe("PATCH /api/v1/subscriptions/{id} (the amount)", () => {
+  const patch = (apiKey: string, id: string, b: unknown) =>
+    api("PATCH", `/api/v1/subscriptions/${id}`, { apiKey, body: b });
+
+  it("VARIABLE: cycles recorded from now on ask the new amount; one already sent keeps its own; one event", async () => {
+    const { apiKey } = await seedMerchant();
+    const variable = { journey: "JORNADA_2", amount: { type: "VARIABLE", value: 120, minimum: 50 } };
+    const sub = await authorised(apiKey, variable);
+    at(addDays(sub.firstDate, -5));
+    await runSubscriptionEngine();
+    const res = await patch(apiKey, sub.id, { amount: { value: 135.5 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.subscription.amount).toEqual({ type: "VARIABLE", value: 135.5, minimum: 50 });
+    // Cycle 1 was at the PSP already: it keeps the amount it was sent with.
+    expect(res.body.subscription.cycles[0]).toMatchObject({ cycle: 1, status: "SCHEDULED", value: 120 });
+    // The same amount again changes nothing.
+    expect((await patch(apiKey, sub.id, { amount: { value: 135.5 } })).status).toBe(200);
+    const changed = (await eventsOf([sub.id])).filter((e) => e.type === "subscription.amount_changed");
+    expect(changed.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        id: sub.id,
+        amount: { type: "VARIABLE", value: 135.5, minimum: 50 },
+        previousAmount: { type: "VARIABLE", value: 120, minimum: 50 },
+      }),
+    ]);
+
+    const due2 = dueDateOf(sub.firstDate, "MENSAL", 2);
+    at(addDays(due2, -5));
+    await runSubscriptionEngine();
+    const after = await get(apiKey, sub.id);
+    expect(after.cycles[1]).toMatchObject({ cycle: 2, status: "SCHEDULED", value: 135.5, dueDate: due2 });
+    const charges = await pspCharges(sub.recurrenceId);
+    expect(charges.map((c) => [c.dueDate, c.valueCentavos]).sort()).toEqual([
+      [sub.firstDate, 12000],
+      [due2, 13550],
+    ]);
+    const [order] = await db().select().from(orders).where(eq(orders.id, after.cycles[1].order.id));
+    expect(order.valueCentavos).toBe(13550);
+  });
+
+  it("refusals: a FIXED amount (409), below the minimum (400), an ended subscription (409), a bad body (400), a foreign id (404)", async () => {
+    const { apiKey } = await seedMerchant();
+    const fixed = await authorised(apiKey);
+    const refusedFixed = await patch(apiKey, fixed.id, { amount: { value: 99.9 } });
+    expect(refusedFixed.status).toBe(409);
+    expect(refusedFixed.body.code).toBe("subscription_amount_fixed");
+    expect(refusedFixed.body.message).toContain("valor.valorRec");
+    expect((await get(apiKey, fixed.id)).amount).toEqual({ type: "FIXED", value: 89.9, minimum: null });
+
+    const variable = await authorised(apiKey, {
+      journey: "JORNADA_2",
+      amount: { type: "VARIABLE", value: 120, minimum: 50 },
+    });
+    const low = await patch(apiKey, variable.id, { amount: { value: 49.99 } });
+    expect(low.status).toBe(400);
+    expect(low.body).toMatchObject({
+      code: "subscription_amount_below_minimum",
+      message: "amount.value: value must not be below minimum",
+    });
+    for (const bad of [{}, { amount: { value: 0 } }, { amount: { value: 10.001 } }, { amount: 10 }, { value: 10 }]) {
+      const res = await patch(apiKey, variable.id, bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+    }
+    expect((await api("POST", `/api/v1/subscriptions/${variable.id}/cancel`, { apiKey })).status).toBe(200);
+    const ended = await patch(apiKey, variable.id, { amount: { value: 130 } });
+    expect(ended.status).toBe(409);
+    expect(ended.body.code).toBe("subscription_not_changeable");
+
+    const other = await seedMerchant();
+    expect((await patch(other.apiKey, fixed.id, { amount: { value: 10 } })).status).toBe(404);
   });
 });
 

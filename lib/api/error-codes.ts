@@ -83,6 +83,10 @@ const OWN: Record<string, ByStatus> = {
     ],
     500: UPSTREAM,
   },
+  "PATCH /api/v1/subscriptions/{id}": {
+    400: ["subscription_amount_below_minimum"],
+    409: ["subscription_not_changeable", "subscription_amount_fixed"],
+  },
   "POST /api/v1/subscriptions/{id}/cancel": { 409: ["subscription_not_cancellable"], 500: UPSTREAM },
   "POST /api/v1/sandbox/subscriptions/{id}/authorize": { 409: ["subscription_not_authorisable"] },
   "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": { 409: ["subscription_not_cancellable"] },

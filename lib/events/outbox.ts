@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   "withdrawal.pix_out.status_changed",
   "invoice.status_changed",
   "subscription.status_changed",
+  "subscription.amount_changed",
   "subscription.charge.status_changed",
   "recipient.created",
   "recipient.updated",

@@ -113,6 +113,10 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
   "subscription.notCancellable": (v, l) => translate(l, "errors.api.subscriptionNotCancellable", { status: v.status }),
   "subscription.notAuthorisable": (v, l) =>
     translate(l, "errors.api.subscriptionNotAuthorisable", { status: v.status }),
+  "subscription.notChangeable": (v, l) => translate(l, "errors.api.subscriptionNotChangeable", { status: v.status }),
+  "subscription.amountFixed": say("errors.api.subscriptionAmountFixed"),
+  "subscription.amountBelowMinimum": (v, l) =>
+    translate(l, "errors.api.subscriptionAmountBelowMinimum", { minimum: formatMoney(v.minimum, l) }),
   "subscription.chargeNotOpen": (v, l) => translate(l, "errors.api.subscriptionChargeNotOpen", { status: v.status }),
 
   "recipient.documentTaken": say("errors.api.recipientDocumentTaken"),

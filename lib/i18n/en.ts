@@ -1417,6 +1417,10 @@ export const en: Record<MessageKey, string> = {
   "errors.api.recipientPixKeyHeld":
     "The recipient's PIX key was changed recently: payouts to it wait until {until} unless an owner confirms it in Withdrawals → Destinations.",
   "errors.api.recipientBalanceInsufficient": "The recipient's balance ({balance}) does not cover {needed}.",
+  "errors.api.subscriptionNotChangeable": "This subscription has ended ({status}): its amount can no longer change.",
+  "errors.api.subscriptionAmountFixed":
+    "A fixed amount is part of the payer's authorisation and cannot change: cancel and create a new subscription.",
+  "errors.api.subscriptionAmountBelowMinimum": "The amount cannot be below the minimum of {minimum}.",
   "errors.api.subscriptionNotAuthorisable": "This subscription is not waiting for authorisation ({status}).",
   "errors.api.subscriptionChargeNotOpen": "This charge is no longer open ({status}).",
   "invoice.part.original": "Original amount",

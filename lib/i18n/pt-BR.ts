@@ -1425,6 +1425,10 @@ export const ptBR = {
   "errors.api.recipientPixKeyHeld":
     "A chave PIX do recebedor foi alterada há pouco: repasses para ela aguardam até {until}, a menos que um proprietário a confirme em Saques → Destinos.",
   "errors.api.recipientBalanceInsufficient": "O saldo do recebedor ({balance}) não cobre {needed}.",
+  "errors.api.subscriptionNotChangeable": "Esta assinatura já terminou ({status}): o valor não pode mais mudar.",
+  "errors.api.subscriptionAmountFixed":
+    "Um valor fixo faz parte da autorização do pagador e não pode mudar: cancele e crie uma nova assinatura.",
+  "errors.api.subscriptionAmountBelowMinimum": "O valor não pode ser menor que o mínimo de {minimum}.",
   "errors.api.subscriptionNotAuthorisable": "Esta assinatura não está aguardando autorização ({status}).",
   "errors.api.subscriptionChargeNotOpen": "Esta cobrança não está mais aberta ({status}).",
   "invoice.part.original": "Valor original",

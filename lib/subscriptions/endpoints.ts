@@ -20,8 +20,15 @@ import {
   listSubscriptionsResponse,
   sandboxFailCycleBody,
   subscriptionResponse,
+  updateSubscriptionBody,
 } from "./schemas";
-import { cancelSubscription, createSubscription, findSubscription, listSubscriptions } from "./service";
+import {
+  cancelSubscription,
+  createSubscription,
+  findSubscription,
+  listSubscriptions,
+  updateSubscription,
+} from "./service";
 
 // Subscriptions by Pix Automático (docs/api.md#subscriptions): an API Pix recurrence the payer
 // authorises once, and a charge (cobr) per cycle. Sandbox helpers play the payer's bank.
@@ -127,6 +134,44 @@ export const getSubscriptionEndpoint = defineEndpoint({
     errorExamples: { 404: { message: "Subscription not found" } },
   },
   handle: async ({ merchant, params }) => ({ subscription: await findSubscription(merchant.id, params.id) }),
+});
+
+export const updateSubscriptionEndpoint = defineEndpoint({
+  method: "PATCH",
+  path: "/api/v1/subscriptions/{id}",
+  caller: merchantKey,
+  scope: "payments",
+  errorBody: messageBody,
+  body: updateSubscriptionBody,
+  response: {
+    status: 200,
+    description: "The subscription with its new amount",
+    schema: subscriptionResponse,
+    example: activeSubscriptionExample,
+  },
+  docs: {
+    summary: "Change a subscription's amount",
+    description:
+      "A VARIABLE subscription's `amount.value` (API Pix: each charge's `valor.original`): every cycle recorded from now on asks it; cycles already sent to the PSP keep theirs. " +
+      "Not below `amount.minimum` (400). A FIXED amount is the payer's authorisation (`valor.valorRec`), which the document's `PATCH /rec` cannot change: 409, cancel and create a new subscription. " +
+      "409 when the subscription has ended. Event: `subscription.amount_changed`.",
+    tag: TAG,
+    params: { id: "Subscription id (UUID)" },
+    requestExample: { amount: { value: 119.9 } },
+    errors: [400, 404, 409],
+    errorExamples: {
+      400: { message: "amount.value: value must not be below minimum" },
+      404: { message: "Subscription not found" },
+      409: {
+        message:
+          "A FIXED amount is part of the payer's authorisation (API Pix valor.valorRec), which the PSP lets no one change: cancel this subscription and create one with the new amount",
+      },
+    },
+  },
+  handle: async ({ merchant, params, body }) => ({
+    subscription: await updateSubscription(merchant.id, params.id, body),
+  }),
+  replay: ({ merchant, resource }) => found(merchant.id, resource),
 });
 
 export const cancelSubscriptionEndpoint = defineEndpoint({
@@ -337,6 +382,7 @@ export const SUBSCRIPTION_ENDPOINTS = [
   createSubscriptionEndpoint,
   listSubscriptionsEndpoint,
   getSubscriptionEndpoint,
+  updateSubscriptionEndpoint,
   cancelSubscriptionEndpoint,
   recNotificationEndpoint,
   cobrNotificationEndpoint,

@@ -67,6 +67,16 @@ const amountBody = z
       "FIXED: the same value every cycle. VARIABLE: the payer sets a ceiling at authorisation (not below `minimum`); `value` is what each cycle asks",
   });
 
+export const updateSubscriptionBody = bodyObject({
+  amount: z
+    .strictObject(
+      { value: brlValue.meta({ description: "BRL each cycle recorded from now on asks (not below `minimum`)" }) },
+      { error: "must be an object like { value }" },
+    )
+    .meta({ description: "A VARIABLE subscription's new amount; a FIXED one's cannot change (409)" }),
+});
+export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
+
 export const createSubscriptionBody = bodyObject({
   payer: payerBody,
   description: requiredText(35).meta({

@@ -1,5 +1,6 @@
+import { eq, sql } from "drizzle-orm";
 import { db } from "@/db";
-import type { MerchantProfile, Subscription } from "@/db/schema";
+import { subscriptions, type MerchantProfile, type Subscription } from "@/db/schema";
 import { now } from "@/lib/clock";
 import { saoPauloDay } from "@/lib/day-range";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
@@ -11,10 +12,22 @@ import { requireRail } from "@/lib/providers/rails";
 import type { RecurrenceRequest } from "@/lib/providers/recurring/types";
 import { finishCreation, makeAtPsp, startCreation } from "./creation";
 import { endAtPsp, followCycle, followRecurrence, insertCycleOrder } from "./engine";
-import { cyclesOf, insertCycle, insertSubscription, merchantSubscription, subscriptionsPage } from "./queries";
+import {
+  cyclesOf,
+  insertCycle,
+  insertSubscription,
+  lockSubscription,
+  merchantSubscription,
+  subscriptionsPage,
+} from "./queries";
 import { SEND_WINDOW } from "./schedule";
-import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionView } from "./schemas";
-import { LIVE_SUBSCRIPTION } from "./transitions";
+import type {
+  CreateSubscriptionInput,
+  ListSubscriptionsQuery,
+  SubscriptionView,
+  UpdateSubscriptionInput,
+} from "./schemas";
+import { amountChangedEvent, LIVE_SUBSCRIPTION } from "./transitions";
 import { cycleView, subscriptionView } from "./views";
 
 // Subscriptions by Pix Automático (docs/api.md#subscriptions): the creation is recorded first
@@ -166,6 +179,46 @@ export async function cancelSubscription(merchantId: string, id: string) {
       values: { status: after.status },
     });
   return subscriptionWithCycles(after);
+}
+
+/**
+ * The merchant changes what each cycle asks, as API Pix lets the recebedor: a variable recurrence's amount
+ * is each charge's (cobr valor.original), so cycles recorded from now on ask the new one; a fixed one
+ * (valor.valorRec) is part of the payer's authorisation, which PATCH /rec cannot change (it takes only
+ * the debtor's name, dataInicial, loc, the journey's txid and a cancellation), so it is refused. Cycles
+ * already sent keep the amount they were sent with: their charge is at the PSP.
+ */
+export async function updateSubscription(merchantId: string, id: string, input: UpdateSubscriptionInput) {
+  const found = await findSubscriptionRow(merchantId, id);
+  const updated = await db().transaction(async (tx) => {
+    const sub = (await lockSubscription(tx, found.id))!;
+    if (!LIVE_SUBSCRIPTION.includes(sub.status))
+      throw new Conflict(`Subscription is ${sub.status}: it has ended, its amount can no longer change`, {
+        code: "subscription.notChangeable",
+        values: { status: sub.status },
+      });
+    if (sub.fixedCentavos !== null)
+      throw new Conflict(
+        "A FIXED amount is part of the payer's authorisation (API Pix valor.valorRec), which the PSP lets no one change: cancel this subscription and create one with the new amount",
+        { code: "subscription.amountFixed" },
+      );
+    const value = input.amount.value;
+    if (sub.minimumCentavos !== null && value < sub.minimumCentavos)
+      throw new InvalidInput("amount.value: value must not be below minimum", {
+        code: "subscription.amountBelowMinimum",
+        values: { minimum: sub.minimumCentavos },
+      });
+    if (value === sub.chargeCentavos) return sub;
+    const [after] = await tx
+      .update(subscriptions)
+      .set({ chargeCentavos: value, updatedAt: sql`now()` })
+      .where(eq(subscriptions.id, sub.id))
+      .returning();
+    await amountChangedEvent(tx, after, sub);
+    await bindIdempotencyKey(tx, { type: "subscription", id: sub.id });
+    return after;
+  });
+  return subscriptionWithCycles(updated);
 }
 
 /** What a notification, or a sandbox helper, names: read back from the PSP and applied. */

@@ -10,7 +10,7 @@ import {
   type SubscriptionStatus,
 } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
-import { cycleView, subscriptionView } from "./views";
+import { amountView, cycleView, subscriptionView } from "./views";
 
 // A subscription's and a cycle's state changes, each in the caller's transaction with its event
 // (subscription.status_changed, subscription.charge.status_changed; docs/webhooks.md). Every change is
@@ -41,6 +41,17 @@ export async function changeSubscriptionStatus(
     data: { ...subscriptionView(after), previousStatus: before.status },
   });
   return after;
+}
+
+/** The merchant changed what each cycle asks (./service.ts updateSubscription), with what it asked before. */
+export async function amountChangedEvent(tx: Tx, after: Subscription, before: Subscription): Promise<void> {
+  await recordEvent(tx, {
+    merchantId: after.merchantId,
+    type: "subscription.amount_changed",
+    subjectType: "subscription",
+    subjectId: after.id,
+    data: { ...subscriptionView(after), previousAmount: amountView(before) },
+  });
 }
 
 /** The cycle's event, with the order as this transaction leaves it. */

@@ -118,6 +118,8 @@ export type WebhookEventData = {
   "invoice.status_changed": Invoice & { previousStatus: Status<Invoice> | null };
   /** A subscription authorised (ACTIVE), cancelled (by the merchant or the payer), rejected, expired or completed. */
   "subscription.status_changed": Subscription & { previousStatus: Status<Subscription> | null };
+  /** A variable subscription's amount changed by the merchant: the cycles recorded from now on ask the new one. */
+  "subscription.amount_changed": Subscription & { previousAmount: Subscription["amount"] };
   /** A cycle's charge created, scheduled at the PSP, retried, paid, failed or cancelled. */
   "subscription.charge.status_changed": SubscriptionCycle & {
     subscriptionId: string;
@@ -153,6 +155,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "withdrawal.pix_out.status_changed": true,
   "invoice.status_changed": true,
   "subscription.status_changed": true,
+  "subscription.amount_changed": true,
   "subscription.charge.status_changed": true,
   "recipient.created": true,
   "recipient.updated": true,

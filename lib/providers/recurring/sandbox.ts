@@ -361,6 +361,19 @@ export const sandboxBank = {
     return true;
   },
 
+  /** The payer refuses the authorisation at the bank (API Pix encerramento.rejeicao, AP13 as the test PSP's). */
+  async reject(idRec: string, code = "AP13"): Promise<boolean> {
+    const row = await recRow(idRec);
+    if (!row || row.status !== "CRIADA") return false;
+    const closure: StoredClosure = {
+      kind: "rejection",
+      code,
+      description: "Recorrência rejeitada pelo usuário pagador.",
+    };
+    await setRec(idRec, "REJEITADA", { closure });
+    return true;
+  },
+
   /** The payer cancels the authorisation at the bank (or their bank does, `by`). */
   async cancel(idRec: string, by: CancellationRequester = "USUARIO_PAGADOR"): Promise<boolean> {
     const row = await recRow(idRec);

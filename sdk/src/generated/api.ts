@@ -348,7 +348,11 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a subscription's amount
+         * @description A VARIABLE subscription's `amount.value` (API Pix: each charge's `valor.original`): every cycle recorded from now on asks it; cycles already sent to the PSP keep theirs. Not below `amount.minimum` (400). A FIXED amount is the payer's authorisation (`valor.valorRec`), which the document's `PATCH /rec` cannot change: 409, cancel and create a new subscription. 409 when the subscription has ended. Event: `subscription.amount_changed`.
+         */
+        patch: operations["patchSubscriptionsId"];
         trace?: never;
     };
     "/api/v1/subscriptions/{id}/cancel": {
@@ -2681,7 +2685,7 @@ export type components = {
          * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "split_recipient_unknown" | "split_recipient_disabled" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "subscription_refused_by_provider" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_not_cancellable" | "subscription_not_authorisable" | "subscription_charge_not_open" | "recipient_document_taken" | "recipient_disabled" | "recipient_pix_key_held" | "recipient_balance_insufficient" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "split_recipient_unknown" | "split_recipient_disabled" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "subscription_refused_by_provider" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_not_cancellable" | "subscription_not_changeable" | "subscription_amount_fixed" | "subscription_amount_below_minimum" | "subscription_not_authorisable" | "subscription_charge_not_open" | "recipient_document_taken" | "recipient_disabled" | "recipient_pix_key_held" | "recipient_balance_insufficient" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -11690,6 +11694,560 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    patchSubscriptionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": {
+                 *         "value": 119.9
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A VARIABLE subscription's new amount; a FIXED one's cannot change (409) */
+                    amount: {
+                        /** @description BRL each cycle recorded from now on asks (not below `minimum`) */
+                        value: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription with its new amount */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "id": "8d6f2a4e-1c3b-4f7a-9e2d-5b6c7d8e9f01",
+                     *         "status": "ACTIVE",
+                     *         "journey": "JORNADA_3",
+                     *         "payer": {
+                     *           "name": "Maria Souza",
+                     *           "cpf": "52998224725"
+                     *         },
+                     *         "description": "Plano mensal Academia Centro",
+                     *         "reference": "contrato-2291",
+                     *         "amount": {
+                     *           "type": "FIXED",
+                     *           "value": 89.9,
+                     *           "minimum": null
+                     *         },
+                     *         "periodicity": "MENSAL",
+                     *         "firstDate": "2030-01-10",
+                     *         "lastDate": null,
+                     *         "retryPolicy": "PERMITE_3R_7D",
+                     *         "brcode": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/rec/9d36b84fc70b478fb95c12729b90ca2552040000530398654048.905802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD",
+                     *         "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1",
+                     *         "recurrenceId": "RR0000000020291215a1B2c3D4e5F",
+                     *         "nextChargeDate": "2030-02-10",
+                     *         "cancelledBy": null,
+                     *         "metadata": {},
+                     *         "createdAt": "2029-12-15T13:02:11.000Z",
+                     *         "updatedAt": "2029-12-15T13:05:40.000Z",
+                     *         "cycles": [
+                     *           {
+                     *             "id": "3a1e5c7b-9d2f-4e6a-8b0c-1d2e3f4a5b6c",
+                     *             "cycle": 0,
+                     *             "kind": "IMMEDIATE",
+                     *             "status": "PAID",
+                     *             "dueDate": "2029-12-15",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [],
+                     *             "paidAt": "2029-12-15T13:05:39.000Z",
+                     *             "endToEndId": "E00000000202912151605a1b2c3d4e5f",
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e",
+                     *               "status": "COMPLETED",
+                     *               "link": "https://pay.example.com/pay/pl_7Qx2mK9vR4tY8wZ1"
+                     *             },
+                     *             "createdAt": "2029-12-15T13:02:11.000Z"
+                     *           },
+                     *           {
+                     *             "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *             "cycle": 1,
+                     *             "kind": "RECURRING",
+                     *             "status": "SCHEDULED",
+                     *             "dueDate": "2030-01-10",
+                     *             "value": 89.9,
+                     *             "retries": 0,
+                     *             "retryDate": null,
+                     *             "attempts": [
+                     *               {
+                     *                 "date": "2030-01-10",
+                     *                 "type": "AGND",
+                     *                 "status": "AGENDADA",
+                     *                 "failure": null
+                     *               }
+                     *             ],
+                     *             "paidAt": null,
+                     *             "endToEndId": null,
+                     *             "failure": null,
+                     *             "order": {
+                     *               "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f60",
+                     *               "status": "PENDING",
+                     *               "link": "https://pay.example.com/pay/pl_3Hk8sD1fG6jL0qW5"
+                     *             },
+                     *             "createdAt": "2029-12-31T03:00:05.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionWithCycles"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `subscription_amount_below_minimum`: The amount is below the subscription's minimum
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "amount.value: value must not be below minimum",
+                     *       "code": "subscription_amount_below_minimum"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `subscription_amount_below_minimum`: The amount is below the subscription's minimum
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request" | "subscription_amount_below_minimum";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Conflict: a request with this Idempotency-Key is still in flight, or the object is not in a state that allows this. `code` is one of:
+             *
+             *     - `conflict`: The object is not in a state that allows this
+             *     - `subscription_not_changeable`: The subscription has ended: its amount can no longer change
+             *     - `subscription_amount_fixed`: A fixed amount is the payer's authorisation, which cannot change
+             */
+            409: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A FIXED amount is part of the payer's authorisation (API Pix valor.valorRec), which the PSP lets no one change: cancel this subscription and create one with the new amount",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `conflict`: The object is not in a state that allows this
+                         *     - `subscription_not_changeable`: The subscription has ended: its amount can no longer change
+                         *     - `subscription_amount_fixed`: A fixed amount is the payer's authorisation, which cannot change
+                         * @enum {string}
+                         */
+                        code: "conflict" | "subscription_not_changeable" | "subscription_amount_fixed";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
