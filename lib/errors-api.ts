@@ -84,6 +84,14 @@ export const API_ERROR_CODES = {
   refund_lightning_unsupported: "A Lightning payment cannot be refunded",
   refund_exchange_limit: "Exchange-wallet orders can be refunded only a limited number of times",
 
+  // Splits of an order between the merchant and its recipients.
+  split_recipient_unknown: "A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)",
+  split_duplicate_recipient: "A recipient appears in more than one part of the split",
+  split_percentage_out_of_range: "A split's percentage is not greater than 0 and at most 100",
+  split_value_not_positive: "A split's value is not greater than 0",
+  split_sum_above_value: "The split's parts add up to more than the order's value",
+  split_too_many: "The split has more than 20 parts",
+
   // Invoices with a due date.
   invoice_refused_by_provider: "The PIX provider refused the invoice",
   due_date_past: "The due date is in the past",

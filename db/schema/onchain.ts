@@ -65,6 +65,8 @@ export const onchainOrders = pgTable(
     completedAt: ts("completed_at"),
     // Set when the order can no longer change: COMPLETED, FAILED, or a PARTIAL_ORDER closed at expiry.
     closedAt: ts("closed_at"),
+    // How many parts its split has (order_splits): 0 spares every transfer and view of a deposit without one a query.
+    splitCount: integer("split_count").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -88,6 +88,8 @@ export const orders = pgTable(
     // What the provider gave the payer beside the QR code (Binance Pay: checkoutUrl, deeplink, universalUrl).
     payLinks: jsonb("pay_links").$type<Record<string, string>>(),
     version: integer("version").notNull().default(0),
+    // How many parts its split has (order_splits): 0 spares every payment and view of an order without one a query.
+    splitCount: integer("split_count").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { centavos, createdAt, inList, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
+import { onchainOrders } from "./onchain";
 import { orders } from "./orders";
 
 /**
@@ -39,14 +40,16 @@ export const recipients = pgTable(
 
 export const SPLIT_PART_STATUSES = ["PENDING", "CREDITED", "REFUNDED", "CANCELLED"] as const;
 
-/** One part of an order's split, as requested and (once paid) as credited. */
+/**
+ * One part of an order's split, as requested and (once paid) as credited: of a PIX, exchange-wallet or
+ * Lightning order (order_id) or of an on-chain deposit (onchain_order_id), which live in two tables.
+ */
 export const orderSplits = pgTable(
   "order_splits",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    orderId: uuid("order_id")
-      .notNull()
-      .references(() => orders.id),
+    orderId: uuid("order_id").references(() => orders.id),
+    onchainOrderId: uuid("onchain_order_id").references(() => onchainOrders.id),
     merchantId: uuid("merchant_id")
       .notNull()
       .references(() => merchants.id),
@@ -66,6 +69,10 @@ export const orderSplits = pgTable(
   },
   (t) => [
     uniqueIndex("order_splits_order_recipient").on(t.orderId, t.recipientId),
+    uniqueIndex("order_splits_onchain_recipient")
+      .on(t.onchainOrderId, t.recipientId)
+      .where(sql`onchain_order_id is not null`),
+    check("order_splits_one_order", sql`(order_id is null) <> (onchain_order_id is null)`),
     index("order_splits_recipient").on(t.recipientId, t.createdAt),
     check("order_splits_status", inList("status", SPLIT_PART_STATUSES)),
     check("order_splits_one_form", sql`(requested_centavos is null) <> (percentage_basis_points is null)`),

@@ -18,6 +18,15 @@ const MONEY_OUT: readonly ApiErrorCode[] = [
   "destination_held",
 ];
 const UPSTREAM: readonly ApiErrorCode[] = ["upstream_unavailable"];
+/** The refusals of a create request's `splits` (lib/splits/service.ts). */
+const SPLITS: readonly ApiErrorCode[] = [
+  "split_recipient_unknown",
+  "split_duplicate_recipient",
+  "split_percentage_out_of_range",
+  "split_value_not_positive",
+  "split_sum_above_value",
+  "split_too_many",
+];
 const INVOICE_TERMS: readonly ApiErrorCode[] = [
   "due_date_past",
   "due_date_too_far",
@@ -33,7 +42,7 @@ const INVOICE_TERMS: readonly ApiErrorCode[] = [
 /** Each endpoint's own refusals, beyond those of its kind (see `errorCodesOf`). */
 const OWN: Record<string, ByStatus> = {
   "POST /api/v1/onchain/deposit": {
-    400: [...CHAIN_IN, "amount_below_minimum"],
+    400: [...CHAIN_IN, "amount_below_minimum", ...SPLITS],
     500: [...UPSTREAM, "rates_unavailable"],
   },
   "POST /api/v1/onchain/withdraw/initiate": {
@@ -41,9 +50,12 @@ const OWN: Record<string, ByStatus> = {
     500: [...UPSTREAM, "rates_unavailable"],
   },
   "GET /api/v1/onchain/order/{id}": { 400: ["not_found"] },
-  "POST /api/v1/order/create/pix": { 400: ["pix_key_required", "provider_error"], 500: UPSTREAM },
-  "POST /api/v1/order/create": { 500: UPSTREAM },
-  "POST /api/v1/order/create/lightning": { 400: ["provider_error"], 500: [...UPSTREAM, "rates_unavailable"] },
+  "POST /api/v1/order/create/pix": { 400: ["pix_key_required", "provider_error", ...SPLITS], 500: UPSTREAM },
+  "POST /api/v1/order/create": { 400: SPLITS, 500: UPSTREAM },
+  "POST /api/v1/order/create/lightning": {
+    400: ["provider_error", ...SPLITS],
+    500: [...UPSTREAM, "rates_unavailable"],
+  },
   "POST /api/v1/order/pix-out": { 400: [...MONEY_OUT, "pix_key_missing", "pix_key_invalid"], 500: UPSTREAM },
   "POST /api/v1/order/{id}/refund": {
     400: [

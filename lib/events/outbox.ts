@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "order.funds_unapplied",
   "order.disputed",
   "order.hold.status_changed",
+  "order.split.credited",
   "refund.status_changed",
   "onchain.deposit.status_changed",
   "onchain.deposit.funds_unapplied",

@@ -1,10 +1,11 @@
+import { db } from "@/db";
 import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { NotFound } from "@/lib/errors";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody, successFalseBody } from "@/lib/http/error-body";
 import { depositExample, depositGetExample } from "./examples";
 import { createDepositBody, createDepositError, createDepositResponse, getDepositResponse } from "./schemas";
-import { createDeposit, findDeposit, findDepositById } from "./service";
+import { createDeposit, findDeposit, findDepositById, splitsOfDeposit } from "./service";
 import { depositCreatedView, depositView } from "./views";
 
 export const createDepositEndpoint = defineEndpoint({
@@ -35,12 +36,13 @@ export const createDepositEndpoint = defineEndpoint({
     },
   },
   async handle({ merchant, body }) {
-    return { order: depositCreatedView(await createDeposit(merchant, body)) };
+    const order = await createDeposit(merchant, body);
+    return { order: depositCreatedView(order, await splitsOfDeposit(db(), order)) };
   },
   async replay({ merchant, resource }) {
     const order = await findDepositById(merchant.id, resource.id);
     if (!order) throw new NotFound("On-chain order not found");
-    return { order: depositCreatedView(order) };
+    return { order: depositCreatedView(order, await splitsOfDeposit(db(), order)) };
   },
 });
 
@@ -62,6 +64,7 @@ export const getDepositEndpoint = defineEndpoint({
     errorExamples: { 400: { message: "On-chain order not found" } },
   },
   async handle({ merchant, params }) {
-    return { order: depositView(await findDeposit(merchant.id, params.id)) };
+    const order = await findDeposit(merchant.id, params.id);
+    return { order: depositView(order, await splitsOfDeposit(db(), order)) };
   },
 });

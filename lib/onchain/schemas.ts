@@ -12,6 +12,7 @@ import {
   urlField,
 } from "@/lib/fields";
 import { ASSETS, NETWORKS } from "@/lib/chain/tokens";
+import { splitsField, splitsView } from "@/lib/splits/schemas";
 
 // network and asset are checked by the service, not here: the spec answers an unsupported network
 // with its own body (`supportedNetworks`), which a schema error could not carry.
@@ -54,6 +55,7 @@ export const createDepositBody = bodyObject({
     .optional()
     .meta({ type: "string", enum: [...NETWORKS], clientRequired: true }),
   metadata: metadataFieldOf(DEPOSIT_METADATA_KEYS),
+  splits: splitsField,
 });
 export type CreateDepositInput = z.output<typeof createDepositBody>;
 
@@ -76,6 +78,7 @@ export const depositCreatedSchema = z
     link: urlField,
     expiresAt: isoDateTime,
     metadata: depositMetadata,
+    splits: splitsView,
   })
   .meta({ id: "DepositCreated", description: "An on-chain deposit order as created" });
 export type DepositCreatedView = z.infer<typeof depositCreatedSchema>;
@@ -102,6 +105,7 @@ export const depositSchema = z
     link: urlField,
     expiresAt: isoDateTime,
     final: z.boolean().meta({ description: "True once the order can no longer change" }),
+    splits: splitsView,
   })
   .meta({ id: "Deposit", description: "An on-chain deposit order as the lookup shows it" });
 export type DepositView = z.infer<typeof depositSchema>;

@@ -1,4 +1,4 @@
-import { db, type Tx } from "@/db";
+import { db, type Executor, type Tx } from "@/db";
 import type { MerchantProfile, OnchainOrder } from "@/db/schema";
 import { newPaymentLinkId } from "@/lib/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
@@ -31,6 +31,8 @@ import type { CreateDepositInput } from "./schemas";
 import { depositView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
 import type { OrderMaker } from "@/lib/order-maker";
+import type { SplitView } from "@/lib/splits/schemas";
+import { checkSplits, creditSplits, insertSplits, splitsOf, splitViews } from "@/lib/splits/service";
 
 /** `maker`: who makes it on a payer's behalf (a payment link's sale), as for orders (lib/orders/service.ts). */
 export async function createDeposit(
@@ -54,6 +56,7 @@ export async function createDeposit(
       },
     );
   }
+  await checkSplits(db(), merchant.id, input.splits ?? [], input.value);
   return db().transaction(async (tx) => {
     const insert = () => insertNewDeposit(tx, merchant, input, { network, asset, token, amount, quote });
     return maker ? maker.record(tx, "onchain", insert) : insert();
@@ -90,7 +93,9 @@ async function insertNewDeposit(
     rateAt: quote.at,
     expiresAt: new Date(Date.now() + env().EXPIRY_ONCHAIN_SECONDS * 1000),
     metadata: input.metadata ?? {},
+    splitCount: input.splits?.length ?? 0,
   });
+  await insertSplits(tx, { onchainOrderId: order.id }, order.merchantId, input.splits ?? [], order.valueCentavos);
   await bindIdempotencyKey(tx, { type: "onchain_order", id: order.id });
   return order;
 }
@@ -117,13 +122,35 @@ export async function depositExpiredOnRead(order: OnchainOrder): Promise<Onchain
   return (await depositById(db(), order.id))!;
 }
 
+/** The deposit's split as every merchant view shows it; [] (and no query) for a deposit without one. */
+export async function splitsOfDeposit(ex: Executor, o: OnchainOrder): Promise<SplitView[]> {
+  return splitViews(await splitsOf(ex, { onchainOrderId: o.id }, o.splitCount), o.status === "FAILED");
+}
+
 async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
   await recordEvent(tx, {
     merchantId: o.merchantId,
     type: "onchain.deposit.status_changed",
     subjectType: "onchain_order",
     subjectId: o.id,
-    data: { ...depositView(o), previousStatus },
+    data: { ...depositView(o, await splitsOfDeposit(tx, o)), previousStatus },
+  });
+}
+
+/**
+ * A deposit's credit, in the transaction that made it final (once: behind its row lock and closedAt):
+ * a split deposit's parts are shares of the BRL accepted as payment (`credited`), the merchant gets the rest.
+ */
+async function creditDeposit(tx: Tx, o: OnchainOrder, credited: number, kind: string, description: string) {
+  const merchantPart = await creditSplits(tx, { onchainOrderId: o.id }, o, credited, "onchain");
+  if (merchantPart <= 0) return;
+  await postLedgerEntry(tx, {
+    merchantId: o.merchantId,
+    kind,
+    amountCentavos: merchantPart,
+    refType: "onchain_order",
+    refId: o.id,
+    description,
   });
 }
 
@@ -140,16 +167,8 @@ async function closeExpired(tx: Tx, o: OnchainOrder): Promise<OnchainOrder> {
     creditedCentavos: credit,
   });
   if (!after) return o;
-  if (credit > 0) {
-    await postLedgerEntry(tx, {
-      merchantId: o.merchantId,
-      kind: "partial_deposit_credit",
-      amountCentavos: credit,
-      refType: "onchain_order",
-      refId: o.id,
-      description: `partial deposit ${o.paymentLinkId} closed at expiry`,
-    });
-  }
+  if (credit > 0)
+    await creditDeposit(tx, o, credit, "partial_deposit_credit", `partial deposit ${o.paymentLinkId} closed at expiry`);
   await emit(tx, after, o.status);
   return after;
 }
@@ -211,16 +230,7 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
     let after = order;
     if (cryptoCompare(applied, "0") > 0) {
       after = await recordReceived(tx, order, received, complete);
-      if (complete) {
-        await postLedgerEntry(tx, {
-          merchantId: order.merchantId,
-          kind: "deposit_credit",
-          amountCentavos: order.valueCentavos,
-          refType: "onchain_order",
-          refId: order.id,
-          description: `deposit ${order.paymentLinkId}`,
-        });
-      }
+      if (complete) await creditDeposit(tx, order, order.valueCentavos, "deposit_credit", `deposit ${order.paymentLinkId}`);
       await emit(tx, after, order.status);
     }
     if (cryptoCompare(unapplied, "0") > 0) {
@@ -236,7 +246,7 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
         subjectType: "onchain_order",
         subjectId: order.id,
         data: {
-          ...depositView(after),
+          ...depositView(after, await splitsOfDeposit(tx, after)),
           unappliedAmount: Number(unapplied),
           txHash: transfer.txHash,
           reason: order.closedAt ? "after_final" : "overpayment",
@@ -274,7 +284,7 @@ export async function recordStrayDeposit(
       subjectType: "onchain_order",
       subjectId: order.id,
       data: {
-        ...depositView(order),
+        ...depositView(order, await splitsOfDeposit(tx, order)),
         unappliedAmount: Number(transfer.amount),
         txHash: transfer.txHash,
         reason,

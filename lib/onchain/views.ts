@@ -2,6 +2,7 @@ import type { OnchainOrder } from "@/db/schema";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl, cryptoToNumber, Decimal } from "@/lib/money";
 import type { Asset, Network } from "@/lib/chain/tokens";
+import type { SplitView } from "@/lib/splits/schemas";
 import type { DepositCreatedView, DepositView } from "./schemas";
 
 // network and asset are text columns, written only after resolveToken accepted them: the casts below
@@ -19,7 +20,7 @@ function depositMetadata(o: OnchainOrder): DepositView["metadata"] {
 }
 
 /** The deposit's creation view (docs/api.md#endpoints). */
-export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
+export function depositCreatedView(o: OnchainOrder, splits: SplitView[]): DepositCreatedView {
   return {
     address: o.address,
     paymentLinkId: o.paymentLinkId,
@@ -34,11 +35,12 @@ export function depositCreatedView(o: OnchainOrder): DepositCreatedView {
     link: paymentLink(o.paymentLinkId),
     expiresAt: o.expiresAt.toISOString(),
     metadata: depositMetadata(o),
+    splits,
   };
 }
 
 /** The deposit's lookup view (docs/api.md#endpoints), plus what was received so far. */
-export function depositView(o: OnchainOrder): DepositView {
+export function depositView(o: OnchainOrder, splits: SplitView[]): DepositView {
   return {
     id: o.id,
     network: o.network as Network,
@@ -58,5 +60,6 @@ export function depositView(o: OnchainOrder): DepositView {
     link: paymentLink(o.paymentLinkId),
     expiresAt: o.expiresAt.toISOString(),
     final: o.closedAt !== null,
+    splits,
   };
 }

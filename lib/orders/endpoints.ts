@@ -1,3 +1,4 @@
+import { db } from "@/db";
 import type { Order } from "@/db/schema";
 import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
@@ -23,23 +24,24 @@ import {
   findOrder,
   lightningProviderDetails,
   orderRefunds,
+  splitsOfOrder,
 } from "./service";
 import { exchangeOrderView, lightningOrderView, orderView, pixOrderView, refundView } from "./views";
 
 const TAG = "PIX and wallet orders";
 
-const pixOrderCreated = (order: Order) => ({
+const pixOrderCreated = async (order: Order) => ({
   message: "PIX order created successfully",
-  pixOrder: pixOrderView(order),
+  pixOrder: pixOrderView(order, await splitsOfOrder(db(), order)),
   qrCode: order.brcode!,
 });
-const exchangeOrderCreated = (order: Order) => ({
+const exchangeOrderCreated = async (order: Order) => ({
   message: "Order created successfully",
-  order: exchangeOrderView(order),
+  order: exchangeOrderView(order, await splitsOfOrder(db(), order)),
 });
-const lightningOrderCreated = (order: Order) => ({
+const lightningOrderCreated = async (order: Order) => ({
   message: "Lightning invoice created successfully",
-  order: lightningOrderView(order),
+  order: lightningOrderView(order, await splitsOfOrder(db(), order)),
 });
 
 export const createPixOrderEndpoint = defineEndpoint({
@@ -58,6 +60,7 @@ export const createPixOrderEndpoint = defineEndpoint({
     requestExample: {
       value: 25.9,
       orderId: "pedido-1042",
+      splits: [{ recipientId: "5b0c6a52-5d7e-4d7c-9b7a-3f1c2e8d9a41", percentage: 10 }],
       name: "Maria Souza",
       cpf: "529.982.247-25",
       metadata: { cartId: "c-88231" },
@@ -147,7 +150,7 @@ export const getOrderEndpoint = defineEndpoint({
     const order = await findOrder(merchant.id, params.id);
     return {
       message: "Order retrieved successfully",
-      order: orderView(order),
+      order: orderView(order, await splitsOfOrder(db(), order)),
       ...(order.kind === "lightning" ? { providerDetails: await lightningProviderDetails(order) } : {}),
       refunds: (await orderRefunds(order)).map(refundView),
     };

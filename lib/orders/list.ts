@@ -4,6 +4,7 @@ import { keysetBefore, keysetPage } from "@/lib/paging";
 import { encodeCryptoPixId } from "@/lib/ids";
 import { paymentLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
+import { splitsOfDeposits, splitsOfOrders, splitViews } from "@/lib/splits/service";
 import { merchantOrders } from "./every-order";
 import { orderSearchCondition, parseOrderSearch } from "./search";
 import type { AnyOrderStatus, ListOrdersQuery, OrderList, OrderListType } from "./schemas";
@@ -22,6 +23,7 @@ type Row = {
   created_at: Date;
   reference: Record<string, string> | null;
   metadata: Record<string, string>;
+  split_count: number;
 };
 
 /**
@@ -35,7 +37,7 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
   // A list, not a decision: the replica when one is close enough (db/replica.ts).
   const rows = await onReadReplica((ex) =>
     ex.execute<Row>(sql`
-    select id, type, payment_link_id, status, value_centavos, created_at, reference, metadata from ${merchantOrders(merchantId)}
+    select id, type, payment_link_id, status, value_centavos, created_at, reference, metadata, split_count from ${merchantOrders(merchantId)}
     where true
       ${q.type ? sql`and type = ${q.type}` : sql``}
       ${q.status ? sql`and status = ${q.status}` : sql``}
@@ -45,6 +47,12 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
     limit ${q.limit + 1}`),
   );
   const { page, nextCursor } = keysetPage([...rows], q.limit, (r) => ({ at: new Date(r.created_at), id: r.id }));
+  // Split orders' parts, one query per table that has any on the page.
+  const split = page.filter((r) => Number(r.split_count) > 0);
+  const [ofOrders, ofDeposits] = await Promise.all([
+    onReadReplica((ex) => splitsOfOrders(ex, split.filter((r) => r.type !== "onchain").map((r) => r.id))),
+    onReadReplica((ex) => splitsOfDeposits(ex, split.filter((r) => r.type === "onchain").map((r) => r.id))),
+  ]);
   return {
     orders: page.map((r) => ({
       id: r.id,
@@ -59,6 +67,10 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
       // The client's references exist only on general orders (a Crypto-PIX row's are its recipient's).
       ...(GENERAL_KINDS.has(r.type) ? { reference: r.reference ?? {} } : {}),
       metadata: r.metadata,
+      splits: splitViews(
+        (r.type === "onchain" ? ofDeposits : ofOrders).get(r.id) ?? [],
+        r.status === "CANCELLED" || r.status === "FAILED",
+      ),
     })),
     nextCursor,
   };

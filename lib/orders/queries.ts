@@ -180,6 +180,7 @@ export async function insertOrder(values: Omit<NewOrder, "id">): Promise<Order> 
     paidAt: generated.paidAt,
     payLinks: null,
     version: generated.version,
+    splitCount: 0,
     createdAt: generated.createdAt,
     updatedAt: generated.updatedAt,
   };

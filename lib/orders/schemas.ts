@@ -14,6 +14,7 @@ import {
   optionalText,
   urlField,
 } from "@/lib/fields";
+import { splitsField, splitsView } from "@/lib/splits/schemas";
 
 export const createPixOrderBody = bodyObject({
   value: brlValue,
@@ -35,6 +36,7 @@ export const createPixOrderBody = bodyObject({
     .optional()
     .meta({ description: "Seconds until the order expires (60 to one year); none by default" }),
   metadata: metadataField,
+  splits: splitsField,
 });
 export type CreatePixOrderInput = z.output<typeof createPixOrderBody>;
 
@@ -45,6 +47,7 @@ export const createExchangeOrderBody = bodyObject({
     .object({ subMerchantId: optionalText() }, { error: "must be an object like { subMerchantId }" })
     .optional(),
   metadata: metadataField,
+  splits: splitsField,
 });
 export type CreateExchangeOrderInput = z.output<typeof createExchangeOrderBody>;
 
@@ -53,6 +56,7 @@ export const createLightningOrderBody = bodyObject({
   email: emailField,
   name: optionalText(),
   metadata: metadataField,
+  splits: splitsField,
 });
 export type CreateLightningOrderInput = z.output<typeof createLightningOrderBody>;
 
@@ -67,8 +71,8 @@ export const orderReferenceView = z.record(z.string(), z.string()).meta({
     "The references sent at creation, under their request names (PIX: orderRequest, merchant, orderId, name, cpf, cnpj, description; exchange wallet: payerId, subMerchantId; Lightning: email, name); {} when none was",
   example: { orderId: "sale-1001" },
 });
-/** What every view of an order adds to the spec's fields: the merchant's own reference and metadata. */
-const merchantOwn = { reference: orderReferenceView, metadata: metadataView };
+/** What every view of an order adds to the spec's fields: the merchant's own reference, metadata and split. */
+const merchantOwn = { reference: orderReferenceView, metadata: metadataView, splits: splitsView };
 
 export const orderViewSchema = z
   .strictObject({
@@ -102,7 +106,6 @@ export const pixOrderSchema = z
     removedAt: z.null(),
     _id: z.uuid(),
     paymentLinkId: z.string(),
-    splits: z.array(z.unknown()),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
     __v: z.int(),
@@ -247,6 +250,7 @@ export const orderListItemSchema = z.strictObject({
     description: "The references sent at creation; present only for PIX, exchange-wallet and Lightning orders",
   }),
   metadata: metadataView,
+  splits: splitsView,
 });
 export const listOrdersResponse = z.strictObject({
   orders: z.array(orderListItemSchema),

@@ -1,4 +1,4 @@
-import { db, type Tx } from "@/db";
+import { db, type Executor, type Tx } from "@/db";
 import type { MerchantProfile, Order, OrderRefund, OrderStatus, orders } from "@/db/schema";
 import type { OrderMaker } from "@/lib/order-maker";
 import { isUuid, newOrderHash, newPaymentLinkId } from "@/lib/ids";
@@ -11,6 +11,9 @@ import { log } from "@/lib/log";
 import { postLedgerEntry, type LedgerPosting } from "@/lib/ledger/ledger";
 import { paidOrUnderWayBy, readOrderInvoice } from "@/lib/orders/lightning-invoice";
 import { satoshisFor } from "@/lib/money";
+import type { SplitSpec } from "@/lib/splits/allocate";
+import type { SplitView } from "@/lib/splits/schemas";
+import { checkSplits, creditSplits, insertSplits, splitsOf, splitViews } from "@/lib/splits/service";
 import { providers } from "@/lib/providers";
 import { RailNotEnabled, requireRail } from "@/lib/providers/rails";
 import { API_PIX_PROVIDER } from "@/lib/providers/pix/api-pix";
@@ -51,18 +54,24 @@ function payerOf(input: CreatePixOrderInput): CollectionPayer | undefined {
 
 /**
  * A new order. Without an Idempotency-Key it is the one prepared INSERT of the API's hottest write;
- * with one, the insert and the key's binding to the order commit together.
+ * with one, the insert and the key's binding to the order commit together; with a split, its parts too.
  */
-function storeOrder(values: typeof orders.$inferInsert, maker?: OrderMaker): Promise<Order> {
-  if (maker) {
-    const made = { ...values, reference: { ...values.reference, ...maker.reference } };
-    return db().transaction((tx) =>
-      maker.record(tx, values.kind, async () => {
+function storeOrder(values: typeof orders.$inferInsert, maker?: OrderMaker, splits: SplitSpec[] = []): Promise<Order> {
+  if (maker || splits.length > 0) {
+    const made = {
+      ...values,
+      reference: { ...values.reference, ...maker?.reference },
+      splitCount: splits.length,
+    };
+    return db().transaction((tx) => {
+      const write = async () => {
         const order = await insertOrderIn(tx, made);
+        await insertSplits(tx, { orderId: order.id }, order.merchantId, splits, order.valueCentavos);
         await bindIdempotencyKey(tx, { type: "order", id: order.id });
         return order;
-      }),
-    );
+      };
+      return maker ? maker.record(tx, values.kind, write) : write();
+    });
   }
   if (!values.payLinks && !holdsIdempotencyKey()) return insertOrder(values);
   return writeAndBind(
@@ -84,6 +93,8 @@ export async function createPixOrder(
       extra: { details: { pixKey: null, identifier: merchant.id } },
     });
   }
+  // Refused before the provider is asked for anything.
+  await checkSplits(db(), merchant.id, input.splits ?? [], input.value);
   const expiresAt = input.expiresIn ? new Date(Date.now() + input.expiresIn * 1000) : null;
   const collection = await providers()
     .pix.createCollection({
@@ -116,6 +127,7 @@ export async function createPixOrder(
       expiresAt,
     },
     maker,
+    input.splits,
   );
   return order;
 }
@@ -126,6 +138,7 @@ export async function createExchangeOrder(
   maker?: OrderMaker,
 ): Promise<Order> {
   requireRail("exchange");
+  await checkSplits(db(), merchant.id, input.splits ?? [], input.value);
   const paymentLinkId = newPaymentLinkId();
   const expiresAt = new Date(Date.now() + env().EXPIRY_EXCHANGE_SECONDS * 1000);
   const exchange = providers().exchange;
@@ -151,7 +164,7 @@ export async function createExchangeOrder(
     providerRef: payment.providerRef,
     expiresAt,
   };
-  return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values, maker);
+  return storeOrder(payment.links ? { ...values, payLinks: payment.links } : values, maker, input.splits);
 }
 
 export async function createLightningOrder(
@@ -160,6 +173,7 @@ export async function createLightningOrder(
   maker?: OrderMaker,
 ): Promise<Order> {
   requireRail("lightning");
+  await checkSplits(db(), merchant.id, input.splits ?? [], input.value);
   const { rates, lightning } = providers();
   const quote = await rates.quote("BTC");
   const satoshis = satoshisFor(input.value, quote.rate);
@@ -201,6 +215,7 @@ export async function createLightningOrder(
       expiresAt: invoice.expiresAt,
     },
     maker,
+    input.splits,
   );
   return order;
 }
@@ -223,27 +238,33 @@ export async function expiredOnRead(order: Order): Promise<Order> {
   return (await orderById(db(), order.id))!;
 }
 
+/** The order's split as every merchant view shows it; [] (and no query) for an order without one. */
+export async function splitsOfOrder(ex: Executor, order: Order): Promise<SplitView[]> {
+  const rows = await splitsOf(ex, { orderId: order.id }, order.splitCount);
+  return splitViews(rows, order.status === "CANCELLED" || order.status === "FAILED");
+}
+
 /** The event of an order's status change, as recordEvent writes it. */
-export function statusChangedEvent(before: Order, after: Order) {
+export function statusChangedEvent(before: Order, after: Order, splits: SplitView[]) {
   return {
     merchantId: after.merchantId,
     type: "order.status_changed" as const,
     subjectType: "order",
     subjectId: after.id,
-    data: { ...orderView(after), previousStatus: before.status },
+    data: { ...orderView(after, splits), previousStatus: before.status },
   };
 }
 
 async function changeStatus(tx: Tx, before: Order, after: Order) {
-  await recordEvent(tx, statusChangedEvent(before, after));
+  await recordEvent(tx, statusChangedEvent(before, after, await splitsOfOrder(tx, after)));
 }
 
-/** A paid order's credit: posted once per order (its ref), whichever path pays it. */
-export function orderCredit(order: Order): LedgerPosting {
+/** A paid order's credit: posted once per order (its ref), whichever path pays it; `amount`: the merchant's part of a split order. */
+export function orderCredit(order: Order, amount = order.valueCentavos): LedgerPosting {
   return {
     merchantId: order.merchantId,
     kind: "order_credit",
-    amountCentavos: order.valueCentavos,
+    amountCentavos: amount,
     refType: "order",
     refId: order.id,
     description: `${order.kind} order ${order.paymentLinkId}`,
@@ -268,6 +289,14 @@ export async function markOrderPaid(
   if (!before || (before.status !== "PENDING" && before.status !== "CANCELLED")) return undefined;
   const updated = await markPaid(tx, orderId, paidAt, paidCentavos);
   if (!updated) return undefined;
+  if (updated.splitCount > 0) {
+    // Behind the conditional UPDATE above, so once: the parts first, then the merchant's remainder.
+    const merchantPart = await creditSplits(tx, { orderId: updated.id }, updated, updated.valueCentavos, updated.kind);
+    await bindIdempotencyKey(tx, { type: "order", id: updated.id });
+    if (merchantPart > 0) await postLedgerEntry(tx, orderCredit(updated, merchantPart));
+    await changeStatus(tx, before, updated);
+    return updated;
+  }
   // The key binding (sandbox API), the credit and the event are independent writes: sent together
   // (postgres.js pipelines them on the transaction's connection), one round trip instead of three.
   await Promise.all([

@@ -1,10 +1,13 @@
 import type { Order, OrderRefund } from "@/db/schema";
 import { paymentLink, qrCodeLink } from "@/lib/links";
 import { centavosToBrl } from "@/lib/money";
+import type { SplitView } from "@/lib/splits/schemas";
 import type { ExchangeOrderView, LightningOrderView, OrderView, PixOrderView, RefundView } from "./schemas";
 
+// `splits`: the order's parts as lib/splits shows them (splitsOfOrder), [] for an order without a split.
+
 /** The generic lookup view (docs/api.md#endpoints). Kind-specific fields are omitted for other kinds, never null. */
-export function orderView(o: Order): OrderView {
+export function orderView(o: Order, splits: SplitView[]): OrderView {
   return {
     id: o.id,
     paymentLinkId: o.paymentLinkId,
@@ -20,11 +23,12 @@ export function orderView(o: Order): OrderView {
     ...(o.paidAt ? { paidAt: o.paidAt.toISOString() } : {}),
     reference: o.reference,
     metadata: o.metadata,
+    splits,
   };
 }
 
 /** The PIX creation view (`pixOrder`), in the provider's document style. */
-export function pixOrderView(o: Order): PixOrderView {
+export function pixOrderView(o: Order, splits: SplitView[]): PixOrderView {
   return {
     provider: o.provider,
     hash: o.hash,
@@ -36,7 +40,7 @@ export function pixOrderView(o: Order): PixOrderView {
     removedAt: null,
     _id: o.id,
     paymentLinkId: o.paymentLinkId,
-    splits: [],
+    splits,
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
     __v: o.version,
@@ -47,7 +51,7 @@ export function pixOrderView(o: Order): PixOrderView {
 }
 
 /** The fields exchange-wallet and Lightning creation views share. */
-function createdOrderBase(o: Order) {
+function createdOrderBase(o: Order, splits: SplitView[]) {
   return {
     id: o.id,
     paymentLinkId: o.paymentLinkId,
@@ -58,18 +62,19 @@ function createdOrderBase(o: Order) {
     ...(o.expiresAt ? { expiresAt: o.expiresAt.toISOString() } : {}),
     reference: o.reference,
     metadata: o.metadata,
+    splits,
   };
 }
 
 /** The exchange-wallet creation view. */
-export function exchangeOrderView(o: Order): ExchangeOrderView {
+export function exchangeOrderView(o: Order, splits: SplitView[]): ExchangeOrderView {
   // The provider's own QR image where it gave one (Binance Pay's qrcodeLink), else ours.
-  return { ...createdOrderBase(o), qrCodeLink: o.payLinks?.qrcodeLink ?? qrCodeLink(o.paymentLinkId) };
+  return { ...createdOrderBase(o, splits), qrCodeLink: o.payLinks?.qrcodeLink ?? qrCodeLink(o.paymentLinkId) };
 }
 
 /** The Lightning creation view; `satoshis` is the exact amount to pay (docs/api.md#amounts). */
-export function lightningOrderView(o: Order): LightningOrderView {
-  return { ...createdOrderBase(o), invoice: o.invoice!, satoshis: o.satoshis! };
+export function lightningOrderView(o: Order, splits: SplitView[]): LightningOrderView {
+  return { ...createdOrderBase(o, splits), invoice: o.invoice!, satoshis: o.satoshis! };
 }
 
 /** A refund as its 201, the order lookup and its events show it (docs/api.md#refunds). */
