@@ -7,6 +7,7 @@ import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { createInvoiceBody } from "@/lib/invoices/schemas";
 import { createSubscriptionBody } from "@/lib/subscriptions/schemas";
+import { createRecipientBody, recipientPayoutBody, updateRecipientBody } from "@/lib/recipients/schemas";
 import { isValidCnpj, isValidCpf } from "@/lib/pix/keys";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
@@ -259,3 +260,41 @@ export const subscriptionCycleForm = formSchema(
   }),
   { integer: ["cycle"] },
 );
+
+/**
+ * A recipient ("recebedor") as the dashboard adds it: the API's own body (document and key checked
+ * there), blanks being "not sent".
+ */
+export const recipientForm = formSchema(createRecipientBody);
+/**
+ * An edit: every field of the form is sent, so a blank e-mail or reference clears it and the
+ * "active" box sets the status; judged by the API's PATCH body.
+ */
+export const recipientEditForm = formSchema(
+  z
+    .object({
+      id: z.uuid({ error: "errors.required" }),
+      name: z.string({ error: "errors.required" }),
+      // Blank: the key stays (the form shows the current one masked, as every view does).
+      pixKey: z.string().optional(),
+      email: z.string().optional(),
+      reference: z.string().optional(),
+      active: ticked,
+    })
+    .transform(
+      ({ active, ...f }) =>
+        ({
+          id: f.id,
+          name: f.name,
+          ...(f.pixKey ? { pixKey: f.pixKey } : {}),
+          email: f.email ?? null,
+          reference: f.reference ?? null,
+          status: active === "on" ? "ACTIVE" : "DISABLED",
+        }) as const,
+    )
+    .pipe(updateRecipientBody.extend({ id: z.uuid() })),
+);
+/** Paying a recipient out: blank amount = its whole balance, as the API's body has it. */
+export const recipientPayoutForm = formSchema(recipientPayoutBody.extend({ id: z.uuid({ error: "errors.required" }) }), {
+  decimal: DECIMAL_FIELDS,
+});
