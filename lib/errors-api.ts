@@ -114,6 +114,12 @@ export const API_ERROR_CODES = {
   subscription_not_authorisable: "The subscription is not waiting for the payer's authorisation",
   subscription_charge_not_open: "The subscription's charge is no longer open",
 
+  // Recipients (sub-accounts) and their payouts.
+  recipient_document_taken: "The merchant already has a recipient with this CPF/CNPJ",
+  recipient_disabled: "The recipient is DISABLED: it is not paid out",
+  recipient_pix_key_held: "The recipient's PIX key changed recently and is on hold until an owner confirms it or the hold ends",
+  recipient_balance_insufficient: "The recipient's balance does not cover the payout",
+
   // Webhooks, keys, merchants.
   webhook_limit_reached: "The merchant has the maximum number of webhook endpoints",
   webhook_host_unresolved: "The webhook URL's host does not resolve",
@@ -182,6 +188,10 @@ const DOMAIN_CODES: { [C in ErrorCode]: ApiErrorCode } = {
   "subscription.notCancellable": "subscription_not_cancellable",
   "subscription.notAuthorisable": "subscription_not_authorisable",
   "subscription.chargeNotOpen": "subscription_charge_not_open",
+  "recipient.documentTaken": "recipient_document_taken",
+  "recipient.disabled": "recipient_disabled",
+  "recipient.pixKeyHeld": "recipient_pix_key_held",
+  "recipient.balanceInsufficient": "recipient_balance_insufficient",
   "webhook.max": "webhook_limit_reached",
   "webhook.hostUnresolved": "webhook_host_unresolved",
   "webhook.privateAddress": "webhook_private_address",

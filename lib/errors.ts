@@ -79,6 +79,12 @@ export type ErrorValues = {
   "subscription.notAuthorisable": { status: string };
   "subscription.chargeNotOpen": { status: string };
 
+  // Recipients (sub-accounts) and their payouts.
+  "recipient.documentTaken": None;
+  "recipient.disabled": None;
+  "recipient.pixKeyHeld": { until: Date };
+  "recipient.balanceInsufficient": { needed: Centavos; balance: Centavos };
+
   // Webhooks and API keys.
   "webhook.max": { max: number };
   "webhook.hostUnresolved": { host: string };

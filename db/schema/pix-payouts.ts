@@ -5,9 +5,9 @@ import { merchants } from "./merchants";
 
 /** created: recorded, not yet accepted by the provider (or its answer was lost); processing: accepted, not final. */
 export const PIX_PAYOUT_STATUSES = ["created", "processing", "completed", "failed"] as const;
-export const PIX_PAYOUT_PURPOSES = ["withdrawal", "crypto_pix"] as const;
+export const PIX_PAYOUT_PURPOSES = ["withdrawal", "crypto_pix", "recipient_payout"] as const;
 /**
- * Every PIX the service sends (pix-out withdrawals, Crypto-PIX payouts): written in the transaction
+ * Every PIX the service sends (pix-out withdrawals, Crypto-PIX and recipient payouts): written in the transaction
  * that decides to send it; its id is the idempotent id the provider is given, so sending again after
  * a lost answer cannot pay twice. Followed until the provider says it was made or not made.
  */

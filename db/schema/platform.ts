@@ -23,6 +23,8 @@ export const IDEMPOTENT_RESOURCE_TYPES = [
   "invoice_batch",
   "payment_link",
   "subscription",
+  "recipient",
+  "recipient_payout",
 ] as const;
 /** Fixed one-minute windows; one upsert per request (docs/api.md#rate-limits). */
 export const rateLimits = pgTable(

@@ -5,11 +5,15 @@ import { merchants } from "./merchants";
 import { onchainOrders } from "./onchain";
 import { orders } from "./orders";
 
+export const RECIPIENT_STATUSES = ["ACTIVE", "DISABLED"] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+
 /**
  * A merchant's recipient ("recebedor"): someone a payment's split sends part of it to.
  * Its balance is a ledger account of the merchant's (recipient_ledger_entries), never part of the
- * merchant's own GET /account balance. A changed pixKey is held like a merchant's payout key:
- * pendingPixKey until pixKeyHeldUntil, then it becomes pixKey.
+ * merchant's own GET /account balance. Its pixKey is one of the merchant's payout destinations
+ * (payout_destinations): a changed key is held and confirmed there, like any new destination
+ * (lib/recipients/key-hold.ts). The pending_* and pix_key_held_until columns predate that and are unused.
  */
 export const recipients = pgTable(
   "recipients",
@@ -29,12 +33,17 @@ export const recipients = pgTable(
     pixKeyHeldUntil: ts("pix_key_held_until"),
     // What the recipient is owed on the merchant's ledger: the sum of its recipient_ledger_entries.
     balanceCentavos: centavos("balance_centavos").notNull().default(0),
+    // DISABLED: no new split names it and it is not paid out; its balance and statement remain.
+    status: text("status", { enum: RECIPIENT_STATUSES }).notNull().default("ACTIVE"),
+    // The merchant's own id for it (a seller id in its marketplace).
+    reference: text("reference"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("recipients_merchant").on(t.merchantId, t.createdAt, t.id),
     uniqueIndex("recipients_merchant_document").on(t.merchantId, t.document),
+    check("recipients_status", inList("status", RECIPIENT_STATUSES)),
   ],
 );
 
@@ -111,5 +120,40 @@ export const recipientLedgerEntries = pgTable(
   ],
 );
 
+export const RECIPIENT_PAYOUT_STATUSES = ["PENDING", "COMPLETED", "FAILED"] as const;
+
+/**
+ * A PIX payout of a recipient's balance to its key: debited from the recipient's ledger in the
+ * transaction that records it (with its pix_payouts row, purpose recipient_payout), credited back
+ * only when the provider says the PIX was not made (lib/recipients/payouts.ts).
+ */
+export const recipientPayouts = pgTable(
+  "recipient_payouts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id")
+      .notNull()
+      .references(() => merchants.id),
+    recipientId: uuid("recipient_id")
+      .notNull()
+      .references(() => recipients.id),
+    valueCentavos: centavos("value_centavos").notNull(),
+    pixKey: text("pix_key").notNull(),
+    pixKeyType: text("pix_key_type").notNull(),
+    status: text("status", { enum: RECIPIENT_PAYOUT_STATUSES }).notNull().default("PENDING"),
+    providerRef: text("provider_ref"),
+    failureReason: text("failure_reason"),
+    completedAt: ts("completed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("recipient_payouts_recipient").on(t.recipientId, t.createdAt, t.id),
+    check("recipient_payouts_status", inList("status", RECIPIENT_PAYOUT_STATUSES)),
+    check("recipient_payouts_value_positive", sql`value_centavos > 0`),
+  ],
+);
+
 export type Recipient = typeof recipients.$inferSelect;
+export type RecipientPayout = typeof recipientPayouts.$inferSelect;
 export type OrderSplit = typeof orderSplits.$inferSelect;

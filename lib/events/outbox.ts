@@ -21,6 +21,9 @@ export const EVENT_TYPES = [
   "invoice.status_changed",
   "subscription.status_changed",
   "subscription.charge.status_changed",
+  "recipient.created",
+  "recipient.updated",
+  "recipient.payout.status_changed",
   // Written for one endpoint by lib/webhooks/test-event.ts, never fanned out by recordEvent.
   "webhook.test",
 ] as const;

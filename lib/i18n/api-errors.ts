@@ -115,6 +115,16 @@ const WORDINGS: { [C in ErrorCode]: Wording<C> } = {
     translate(l, "errors.api.subscriptionNotAuthorisable", { status: v.status }),
   "subscription.chargeNotOpen": (v, l) => translate(l, "errors.api.subscriptionChargeNotOpen", { status: v.status }),
 
+  "recipient.documentTaken": say("errors.api.recipientDocumentTaken"),
+  "recipient.disabled": say("errors.api.recipientDisabled"),
+  "recipient.pixKeyHeld": (v, l) =>
+    translate(l, "errors.api.recipientPixKeyHeld", { until: formatDateTime(v.until, l) }),
+  "recipient.balanceInsufficient": (v, l) =>
+    translate(l, "errors.api.recipientBalanceInsufficient", {
+      needed: formatMoney(v.needed, l),
+      balance: formatMoney(v.balance, l),
+    }),
+
   "webhook.max": (v, l) => translate(l, "errors.api.webhookMax", { max: v.max }),
   "webhook.hostUnresolved": (v, l) => translate(l, "errors.api.webhookHost", { host: v.host }),
   "webhook.privateAddress": say("errors.api.webhookPrivate"),

@@ -1412,6 +1412,11 @@ export const en: Record<MessageKey, string> = {
   "errors.api.subscriptionFirstDatePast": "The first charge cannot be before {earliest}.",
   "errors.api.subscriptionLastDateBeforeFirst": "The last date cannot be before the first.",
   "errors.api.subscriptionNotCancellable": "This subscription has already ended ({status}).",
+  "errors.api.recipientDocumentTaken": "There is already a recipient with this CPF/CNPJ.",
+  "errors.api.recipientDisabled": "This recipient is disabled and is not paid out.",
+  "errors.api.recipientPixKeyHeld":
+    "The recipient's PIX key was changed recently: payouts to it wait until {until} unless an owner confirms it in Withdrawals → Destinations.",
+  "errors.api.recipientBalanceInsufficient": "The recipient's balance ({balance}) does not cover {needed}.",
   "errors.api.subscriptionNotAuthorisable": "This subscription is not waiting for authorisation ({status}).",
   "errors.api.subscriptionChargeNotOpen": "This charge is no longer open ({status}).",
   "invoice.part.original": "Original amount",

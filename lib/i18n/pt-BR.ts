@@ -1420,6 +1420,11 @@ export const ptBR = {
   "errors.api.subscriptionFirstDatePast": "A primeira cobrança não pode ser antes de {earliest}.",
   "errors.api.subscriptionLastDateBeforeFirst": "A data final não pode ser antes da inicial.",
   "errors.api.subscriptionNotCancellable": "Esta assinatura já terminou ({status}).",
+  "errors.api.recipientDocumentTaken": "Já existe um recebedor com este CPF/CNPJ.",
+  "errors.api.recipientDisabled": "Este recebedor está desativado e não recebe repasses.",
+  "errors.api.recipientPixKeyHeld":
+    "A chave PIX do recebedor foi alterada há pouco: repasses para ela aguardam até {until}, a menos que um proprietário a confirme em Saques → Destinos.",
+  "errors.api.recipientBalanceInsufficient": "O saldo do recebedor ({balance}) não cobre {needed}.",
   "errors.api.subscriptionNotAuthorisable": "Esta assinatura não está aguardando autorização ({status}).",
   "errors.api.subscriptionChargeNotOpen": "Esta cobrança não está mais aberta ({status}).",
   "invoice.part.original": "Valor original",
