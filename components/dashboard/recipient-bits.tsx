@@ -47,7 +47,14 @@ export function KeyHeld({ until }: { until: string }) {
   const { t, dateTime } = useI18n();
   return (
     <span className="inline-flex items-center gap-1 text-xs font-medium text-amber-800" data-testid="key-held">
-      <svg aria-hidden="true" viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2">
+      <svg
+        aria-hidden="true"
+        viewBox="0 0 24 24"
+        className="size-3.5"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+      >
         <circle cx="12" cy="12" r="9" />
         <path d="M12 7v5l3 2" />
       </svg>

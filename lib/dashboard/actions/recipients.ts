@@ -21,7 +21,7 @@ const LABELS = {
 } as const;
 
 async function originOf(signedIn: SignedIn): Promise<RecipientOrigin> {
-  return { actor: actorOf(signedIn), locale: await getLocale() };
+  return { actor: { ...actorOf(signedIn), merchantId: signedIn.merchant.id }, locale: await getLocale() };
 }
 
 export const createRecipientAction = merchantAction(
