@@ -1,4 +1,5 @@
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { orderSplitViews } from "@/lib/splits/service";
 import type { Executor, Tx } from "@/db";
 import { medInfractions, pixReturns, type MedInfraction } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
@@ -88,7 +89,7 @@ async function move(tx: Tx, row: MedInfraction, to: HoldStatus): Promise<void> {
     type: "order.hold.status_changed",
     subjectType: "order",
     subjectId: order.id,
-    data: { ...orderView(order), hold: holdView(updated, to) },
+    data: { ...orderView(order, await orderSplitViews(tx, order)), hold: holdView(updated, to) },
   });
 }
 

@@ -1,4 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { orderSplitViews, planTakeBack } from "@/lib/splits/service";
 import { db, type Executor } from "@/db";
 import { orderRefunds, pixReceipts, pixReturns, type PixReturn } from "@/db/schema";
 import { raiseAttention } from "@/lib/attention/attention";
@@ -115,24 +116,41 @@ async function applyOne(
       .set({ debitedAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(pixReturns.id, row.id), isNull(pixReturns.debitedAt)))
       .returning();
-    await postLedgerEntry(tx, {
-      merchantId: row.merchantId,
-      kind: "med_debit",
-      amountCentavos: -row.valueCentavos,
-      refType: "pix_return",
-      refId: row.id,
-      description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
-    });
+    const order = await orderById(tx, row.orderId);
+    // A split order's devolução is taken back from each part pro rata (lib/splits), even below zero;
+    // the merchant is debited its own share.
+    const takeBack = order
+      ? await planTakeBack(
+          tx,
+          { orderId: order.id },
+          order,
+          order.valueCentavos,
+          await takenBackBefore(tx, order.id, row.valueCentavos),
+          row.valueCentavos,
+          "split_med_return",
+          "pix_return",
+        )
+      : null;
+    await takeBack?.apply(tx, row.id);
+    const merchantShare = takeBack ? takeBack.merchantCentavos : row.valueCentavos;
+    if (merchantShare > 0)
+      await postLedgerEntry(tx, {
+        merchantId: row.merchantId,
+        kind: "med_debit",
+        amountCentavos: -merchantShare,
+        refType: "pix_return",
+        refId: row.id,
+        description: `PIX ${row.endToEndId} returned to its payer (devolução ${row.returnId}, natureza ${row.natureza})`,
+      });
     // An infraction's hold on this PIX becomes this debit: released in the same transaction.
     await returnHolds(tx, row.endToEndId, row.merchantId);
-    const order = await orderById(tx, row.orderId);
     if (order) {
       await recordEvent(tx, {
         merchantId: row.merchantId,
         type: "order.disputed",
         subjectType: "order",
         subjectId: order.id,
-        data: { ...orderView(order), dispute: disputeView(debited) },
+        data: { ...orderView(order, await orderSplitViews(tx, order)), dispute: disputeView(debited) },
       });
     }
     return { recorded: inserted.length > 0, changed, debited, row };
@@ -158,6 +176,17 @@ async function applyOne(
     await raiseAttention("pix_return", row.id, why);
   }
   return { recorded: result.recorded, debited: result.debited };
+}
+
+/**
+ * What refunds (not FAILED) and MED returns took back of an order before the devolução being applied
+ * (`current`, already recorded as returned): where a split order's pro rata share of it starts.
+ */
+async function takenBackBefore(ex: Executor, orderId: string, current: number): Promise<number> {
+  const [row] = await ex.execute<{ refunded: string }>(
+    sql`select coalesce(sum(value_centavos), 0) as refunded from order_refunds where order_id = ${orderId} and status <> 'FAILED'`,
+  );
+  return Number(row.refunded) + (await returnedByMed(ex, orderId)) - current;
 }
 
 /** A devolução as events, the order page and the receipt show it. */

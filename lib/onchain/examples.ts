@@ -21,6 +21,7 @@ export const depositExample = {
       "network": "polygon",
       "walletIndex": 0,
     },
+    "splits": [],
   },
 };
 
@@ -39,6 +40,7 @@ export const depositGetExample = {
       "network": "polygon",
       "walletIndex": 0,
     },
+    "splits": [],
     "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
     "createdAt": "2026-11-22T01:01:02.914Z",
     "receivedValue": 0,

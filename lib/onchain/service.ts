@@ -32,7 +32,7 @@ import { depositView } from "./views";
 import { requireRail } from "@/lib/providers/rails";
 import type { OrderMaker } from "@/lib/order-maker";
 import type { SplitView } from "@/lib/splits/schemas";
-import { checkSplits, creditSplits, insertSplits, splitsOf, splitViews } from "@/lib/splits/service";
+import { checkSplits, creditSplits, depositSplitViews, insertSplits } from "@/lib/splits/service";
 
 /** `maker`: who makes it on a payer's behalf (a payment link's sale), as for orders (lib/orders/service.ts). */
 export async function createDeposit(
@@ -123,8 +123,8 @@ export async function depositExpiredOnRead(order: OnchainOrder): Promise<Onchain
 }
 
 /** The deposit's split as every merchant view shows it; [] (and no query) for a deposit without one. */
-export async function splitsOfDeposit(ex: Executor, o: OnchainOrder): Promise<SplitView[]> {
-  return splitViews(await splitsOf(ex, { onchainOrderId: o.id }, o.splitCount), o.status === "FAILED");
+export function splitsOfDeposit(ex: Executor, o: OnchainOrder): Promise<SplitView[]> {
+  return depositSplitViews(ex, o);
 }
 
 async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
@@ -141,7 +141,13 @@ async function emit(tx: Tx, o: OnchainOrder, previousStatus: string) {
  * A deposit's credit, in the transaction that made it final (once: behind its row lock and closedAt):
  * a split deposit's parts are shares of the BRL accepted as payment (`credited`), the merchant gets the rest.
  */
-async function creditDeposit(tx: Tx, o: OnchainOrder, credited: number, kind: string, description: string) {
+async function creditDeposit(
+  tx: Tx,
+  o: OnchainOrder,
+  credited: number,
+  kind: "deposit_credit" | "partial_deposit_credit",
+  description: string,
+) {
   const merchantPart = await creditSplits(tx, { onchainOrderId: o.id }, o, credited, "onchain");
   if (merchantPart <= 0) return;
   await postLedgerEntry(tx, {

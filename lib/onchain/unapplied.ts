@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { depositSplitViews } from "@/lib/splits/service";
 import { isAddress } from "viem";
 import { db, type Tx } from "@/db";
 import type { ChainTransfer, OnchainOrder, UnappliedResolution } from "@/db/schema";
@@ -59,7 +60,7 @@ async function emit(tx: Tx, order: OnchainOrder, r: UnappliedResolution, reason?
     subjectType: "onchain_order",
     subjectId: order.id,
     data: {
-      ...depositView(order),
+      ...depositView(order, await depositSplitViews(tx, order)),
       resolution: {
         id: r.id,
         kind: r.kind,

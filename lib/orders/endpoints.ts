@@ -60,7 +60,6 @@ export const createPixOrderEndpoint = defineEndpoint({
     requestExample: {
       value: 25.9,
       orderId: "pedido-1042",
-      splits: [{ recipientId: "5b0c6a52-5d7e-4d7c-9b7a-3f1c2e8d9a41", percentage: 10 }],
       name: "Maria Souza",
       cpf: "529.982.247-25",
       metadata: { cartId: "c-88231" },

@@ -47,6 +47,7 @@ export const exchangeExample = {
       "subMerchantId": "loja-centro",
     },
     "metadata": {},
+    "splits": [],
   },
 };
 
@@ -68,6 +69,7 @@ export const lightningExample = {
       "name": "Maria Souza",
     },
     "metadata": {},
+    "splits": [],
   },
 };
 
@@ -90,6 +92,7 @@ export const getOrderExample = {
       "name": "Maria Souza",
     },
     "metadata": {},
+    "splits": [],
   },
   "providerDetails": {
     "success": true,
@@ -126,6 +129,7 @@ export const ordersExample = {
       "createdAt": "2026-11-22T01:01:03.556Z",
       "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
       "metadata": {},
+      "splits": [],
     },
     {
       "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -136,6 +140,7 @@ export const ordersExample = {
       "createdAt": "2026-11-22T01:01:03.386Z",
       "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
       "metadata": {},
+      "splits": [],
       "reference": {
         "email": "maria@example.com",
         "name": "Maria Souza",
@@ -150,6 +155,7 @@ export const ordersExample = {
       "createdAt": "2026-11-22T01:01:03.330Z",
       "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
       "metadata": {},
+      "splits": [],
       "reference": {
         "payerId": "cliente-77",
         "subMerchantId": "loja-centro",

@@ -1,4 +1,5 @@
 import { db, type Tx } from "@/db";
+import { orderSplitViews } from "@/lib/splits/service";
 import type { Invoice, Order, PixReceipt } from "@/db/schema";
 import { env } from "@/lib/env";
 import { recordEvent } from "@/lib/events/outbox";
@@ -107,7 +108,7 @@ async function judged(
     subjectType: "order",
     subjectId: order.id,
     data: {
-      ...orderView(order),
+      ...orderView(order, await orderSplitViews(tx, order)),
       unappliedValue: centavosToBrl(pix.valueCentavos),
       endToEndId: pix.endToEndId,
       paidAt: pix.paidAt.toISOString(),

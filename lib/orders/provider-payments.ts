@@ -1,4 +1,5 @@
 import { db, type Tx } from "@/db";
+import { orderSplitViews } from "@/lib/splits/service";
 import type { Order, OrderReceipt } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
 import { log } from "@/lib/log";
@@ -105,7 +106,7 @@ async function fundsUnapplied(
     subjectType: "order",
     subjectId: order.id,
     data: {
-      ...orderView(order),
+      ...orderView(order, await orderSplitViews(tx, order)),
       ...amounts,
       paymentRef: payment.paymentRef,
       paidAt: payment.paidAt.toISOString(),

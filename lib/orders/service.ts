@@ -13,7 +13,7 @@ import { paidOrUnderWayBy, readOrderInvoice } from "@/lib/orders/lightning-invoi
 import { satoshisFor } from "@/lib/money";
 import type { SplitSpec } from "@/lib/splits/allocate";
 import type { SplitView } from "@/lib/splits/schemas";
-import { checkSplits, creditSplits, insertSplits, splitsOf, splitViews } from "@/lib/splits/service";
+import { checkSplits, creditSplits, insertSplits, orderSplitViews } from "@/lib/splits/service";
 import { providers } from "@/lib/providers";
 import { RailNotEnabled, requireRail } from "@/lib/providers/rails";
 import { API_PIX_PROVIDER } from "@/lib/providers/pix/api-pix";
@@ -239,9 +239,8 @@ export async function expiredOnRead(order: Order): Promise<Order> {
 }
 
 /** The order's split as every merchant view shows it; [] (and no query) for an order without one. */
-export async function splitsOfOrder(ex: Executor, order: Order): Promise<SplitView[]> {
-  const rows = await splitsOf(ex, { orderId: order.id }, order.splitCount);
-  return splitViews(rows, order.status === "CANCELLED" || order.status === "FAILED");
+export function splitsOfOrder(ex: Executor, order: Order): Promise<SplitView[]> {
+  return orderSplitViews(ex, order);
 }
 
 /** The event of an order's status change, as recordEvent writes it. */

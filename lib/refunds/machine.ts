@@ -13,6 +13,7 @@ import { stepMoneyOut } from "@/lib/providers/outcome";
 import type { Refunder } from "@/lib/providers/refund/types";
 import { finishRefund, leaseRefund, noteRefund, refundById, refundedCentavos } from "./queries";
 import { refundEventData } from "./views";
+import { orderSplitViews, reverseSplitRefund } from "@/lib/splits/service";
 
 // Every refund of a PIX or exchange-wallet order, as one state machine (docs/api.md "Refunds"; an
 // outcome we do not know is not a failure). A refund is recorded PENDING, with its ledger debit and
@@ -144,14 +145,17 @@ export async function decideRefund(id: string, decision: RefundDecision): Promis
       becomesRefund =
         order.status === "COMPLETED" && (await refundedCentavos(tx, order.id, ["COMPLETED"])) >= order.valueCentavos;
     } else {
-      await postLedgerEntry(tx, {
-        merchantId: refund.merchantId,
-        kind: "refund_reversal",
-        amountCentavos: refund.valueCentavos,
+      // A split order's refund debited its parts too: each gets its share back, the merchant the rest.
+      const toParts = order.splitCount > 0 ? await reverseSplitRefund(tx, refund.merchantId, refund.id) : 0;
+      if (refund.valueCentavos - toParts > 0)
+        await postLedgerEntry(tx, {
+          merchantId: refund.merchantId,
+          kind: "refund_reversal",
+          amountCentavos: refund.valueCentavos - toParts,
         refType: "refund",
         refId: refund.id,
-        description: `refund of order ${order.paymentLinkId} not made`,
-      });
+          description: `refund of order ${order.paymentLinkId} not made`,
+        });
     }
     // The refund's event first (with the order as this decision leaves it), then the order's own:
     // both on the order's subject, so a webhook endpoint receives them in this order.
@@ -160,7 +164,12 @@ export async function decideRefund(id: string, decision: RefundDecision): Promis
       type: "refund.status_changed",
       subjectType: "order",
       subjectId: order.id,
-      data: refundEventData(refund, becomesRefund ? { ...order, status: "REFUND" } : order, "PENDING"),
+      data: refundEventData(
+        refund,
+        becomesRefund ? { ...order, status: "REFUND" } : order,
+        "PENDING",
+        await orderSplitViews(tx, order),
+      ),
     });
     if (becomesRefund && !(await markOrderRefunded(tx, order.id)))
       throw new Error(`order ${order.id} was locked COMPLETED and could not become REFUND`);

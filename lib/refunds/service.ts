@@ -19,6 +19,7 @@ import { insertRefund, refundById } from "./queries";
 import { leftToRefund, refundableKind } from "./rule";
 import type { RefundOrderInput } from "./schemas";
 import { refundEventData } from "./views";
+import { orderSplitViews, planTakeBack } from "@/lib/splits/service";
 
 // Requesting a refund of an order (docs/api.md#refunds). What is left to refund is ./rule.ts's (the
 // order's value less every refund not FAILED and what the MED returned); the order becomes REFUND only
@@ -109,7 +110,18 @@ export async function requestRefund(
         { code: "refund.exchangeMax", values: { max: MAX_EXCHANGE_REFUNDS, left } },
       );
     }
-    coverDebit(await lockBalance(tx, merchant.id), value, "refund");
+    // A split order's refund is taken back from each part pro rata (lib/splits); the merchant pays its own share.
+    const takeBack = await planTakeBack(
+      tx,
+      { orderId: order.id },
+      order,
+      order.valueCentavos,
+      order.valueCentavos - left,
+      value,
+      "split_refund",
+      "refund",
+    );
+    coverDebit(await lockBalance(tx, merchant.id), takeBack.merchantCentavos, "refund");
     const row = await insertRefund(tx, {
       orderId: order.id,
       merchantId: merchant.id,
@@ -119,20 +131,22 @@ export async function requestRefund(
       paymentRef,
       metadata: input.metadata ?? {},
     });
-    await postLedgerEntry(tx, {
-      merchantId: merchant.id,
-      kind: "refund_debit",
-      amountCentavos: -value,
-      refType: "refund",
-      refId: row.id,
-      description: `refund of order ${order.paymentLinkId}`,
-    });
+    await takeBack.apply(tx, row.id);
+    if (takeBack.merchantCentavos > 0)
+      await postLedgerEntry(tx, {
+        merchantId: merchant.id,
+        kind: "refund_debit",
+        amountCentavos: -takeBack.merchantCentavos,
+        refType: "refund",
+        refId: row.id,
+        description: `refund of order ${order.paymentLinkId}`,
+      });
     await recordEvent(tx, {
       merchantId: merchant.id,
       type: "refund.status_changed",
       subjectType: "order",
       subjectId: order.id,
-      data: refundEventData(row, order, null),
+      data: refundEventData(row, order, null, await orderSplitViews(tx, order)),
     });
     await bindIdempotencyKey(tx, { type: "refund", id: row.id });
     // The audit row and the team's mail commit with the refund, or neither does.

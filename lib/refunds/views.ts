@@ -1,4 +1,5 @@
 import type { Order, OrderRefund, OrderStatus } from "@/db/schema";
+import type { SplitView } from "@/lib/splits/schemas";
 import { orderView, refundView } from "@/lib/orders/views";
 
 // A refund's response view is the order lookup's (lib/orders/views.ts); its event adds the order.
@@ -10,6 +11,7 @@ export function refundEventData(
   refund: OrderRefund,
   order: Order & { status: OrderStatus },
   previousStatus: OrderRefund["status"] | null,
+  splits: SplitView[],
 ) {
-  return { ...refundView(refund), previousStatus, order: orderView(order) };
+  return { ...refundView(refund), previousStatus, order: orderView(order, splits) };
 }

@@ -1,4 +1,5 @@
 import { merchantKey } from "@/lib/identity/api-keys/callers";
+import { depositSplitViews, orderSplitViews } from "@/lib/splits/service";
 import { NotFound } from "@/lib/errors";
 import { cryptoPixView } from "@/lib/crypto-pix/views";
 import { defineEndpoint } from "@/lib/http/endpoint";
@@ -52,9 +53,13 @@ export const sandboxPayOrderEndpoint = defineEndpoint({
     errorExamples: { 409: { message: "Order is not PENDING (it is COMPLETED)" }, 404: { message: "Order not found" } },
   },
   async handle({ merchant, params }) {
-    return { order: orderView(await payOrder(merchant.id, params.id)) };
+    const order = await payOrder(merchant.id, params.id);
+    return { order: orderView(order, await orderSplitViews(db(), order)) };
   },
-  replay: async ({ merchant, resource }) => ({ order: orderView(await findOrder(merchant.id, resource.id)) }),
+  replay: async ({ merchant, resource }) => {
+    const order = await findOrder(merchant.id, resource.id);
+    return { order: orderView(order, await orderSplitViews(db(), order)) };
+  },
 });
 
 export const sandboxPayInvoiceEndpoint = defineEndpoint({
@@ -119,7 +124,7 @@ export const sandboxOnchainTransferEndpoint = defineEndpoint({
   async handle({ merchant, params, body }) {
     const result = await transferToDeposit(merchant.id, params.paymentLinkId, body);
     return {
-      order: depositView(result.order),
+      order: depositView(result.order, await depositSplitViews(db(), result.order)),
       transfer: {
         txHash: result.txHash,
         amount: Number(body.amount),
@@ -132,7 +137,7 @@ export const sandboxOnchainTransferEndpoint = defineEndpoint({
   async replay({ merchant, body, resource }) {
     const { order, transfer } = await recordedDepositTransfer(merchant.id, resource.id);
     return {
-      order: depositView(order),
+      order: depositView(order, await depositSplitViews(db(), order)),
       // A hash the client gave is answered as given; the stored one is lowercased.
       transfer: {
         txHash: body.txHash ?? transfer.txHash,

@@ -16,6 +16,7 @@ export const depositTransferExample = {
       "network": "polygon",
       "walletIndex": 0,
     },
+    "splits": [],
     "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
     "createdAt": "2026-11-22T01:01:02.914Z",
     "receivedValue": 10,
@@ -87,5 +88,6 @@ export const sandboxPayExample = {
     "metadata": {
       "cartId": "c-88231",
     },
+    "splits": [],
   },
 };

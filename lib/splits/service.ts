@@ -209,16 +209,20 @@ export async function creditSplits(
 export type SplitTakeBack = { merchantCentavos: number; apply: (tx: Tx, refId: string) => Promise<void> };
 
 /**
- * Plans taking `backCentavos` of a paid order back pro rata (refundProRata over what each part was
- * credited; the merchant pays the rest). `apply` posts one recipient entry per part (its own key:
- * the refund's or the devolução's id and the part's), which may leave a recipient's balance negative,
- * and moves each part's refundedValue; it runs in the transaction that records the refund or return.
+ * Plans taking `backCentavos` of a paid order back pro rata, `alreadyCentavos` having been taken
+ * back before (refunds not FAILED, MED returns): each part gives refundProRata's share of everything
+ * taken back so far, less what it gave before, so partial refunds that add up to the whole take each
+ * part back exactly, never a centavo more from the merchant; the merchant pays the rest. `apply`
+ * posts one recipient entry per part (its own key: the refund's or the devolução's id and the part's),
+ * which may leave a recipient's balance negative, and moves each part's refundedValue; it runs in the
+ * transaction that records the refund or return.
  */
 export async function planTakeBack(
   tx: Tx,
   owner: SplitOwner,
   order: SplitOrder,
   creditedCentavos: number,
+  alreadyCentavos: number,
   backCentavos: number,
   kind: "split_refund" | "split_med_return",
   refType: "refund" | "pix_return",
@@ -228,16 +232,19 @@ export async function planTakeBack(
     await tx.select().from(orderSplits).where(ownerColumn(owner)).orderBy(asc(orderSplits.position)).for("update")
   ).filter((r) => r.status === "CREDITED" || r.status === "REFUNDED");
   if (rows.length === 0) return { merchantCentavos: backCentavos, apply: async () => {} };
-  const back = refundProRata(
+  const cumulative = refundProRata(
     rows.map((r) => ({ recipientId: r.recipientId, centavos: r.valueCentavos })),
     creditedCentavos,
-    backCentavos,
+    Math.min(creditedCentavos, alreadyCentavos + backCentavos),
+  );
+  const back = rows.map((r, i) =>
+    Math.max(0, Math.min(r.valueCentavos - r.refundedCentavos, cumulative.parts[i].centavos - r.refundedCentavos)),
   );
   return {
-    merchantCentavos: back.merchantCentavos,
+    merchantCentavos: backCentavos - back.reduce((a, c) => a + c, 0),
     apply: async (tx2, refId) => {
       for (let i = 0; i < rows.length; i++) {
-        const centavos = back.parts[i].centavos;
+        const centavos = back[i];
         if (centavos === 0) continue;
         await postRecipientEntry(tx2, {
           merchantId: order.merchantId,
@@ -266,14 +273,16 @@ async function moveRefunded(tx: Tx, splitId: string, centavos: number) {
 
 /**
  * A refund that FAILED gives back what it took from each part (the merchant's debit is credited back
- * by lib/refunds): one reversal entry per part it debited, keyed like that debit.
+ * by lib/refunds): one reversal entry per part it debited, keyed like that debit. Returns their sum.
  */
-export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: string): Promise<void> {
+export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: string): Promise<number> {
   const taken = await tx.execute<{ recipient_id: string; amount_centavos: string; ref_id: string }>(sql`
     select recipient_id, amount_centavos, ref_id from recipient_ledger_entries
     where kind = 'split_refund' and ref_type = 'refund' and ref_id like ${`${refundId}/%`} and merchant_id = ${merchantId}`);
+  let total = 0;
   for (const t of taken) {
     const centavos = -Number(t.amount_centavos);
+    total += centavos;
     const posted = await postRecipientEntry(tx, {
       merchantId,
       recipientId: t.recipient_id,
@@ -285,4 +294,17 @@ export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: s
     });
     if (posted) await moveRefunded(tx, t.ref_id.slice(refundId.length + 1), -centavos);
   }
+  return total;
+}
+
+type Viewed = { id: string; splitCount: number; status: string };
+
+/** An order's split (orders table) as every merchant view shows it; [] and no query without one. */
+export async function orderSplitViews(ex: Executor, o: Viewed): Promise<SplitView[]> {
+  return splitViews(await splitsOf(ex, { orderId: o.id }, o.splitCount), o.status === "CANCELLED" || o.status === "FAILED");
+}
+
+/** An on-chain deposit's split as every merchant view shows it; [] and no query without one. */
+export async function depositSplitViews(ex: Executor, o: Viewed): Promise<SplitView[]> {
+  return splitViews(await splitsOf(ex, { onchainOrderId: o.id }, o.splitCount), o.status === "FAILED");
 }

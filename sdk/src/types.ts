@@ -24,6 +24,7 @@ export type PixOrder = Schemas["PixOrder"];
 export type ExchangeOrder = Schemas["ExchangeOrder"];
 export type LightningOrder = Schemas["LightningOrder"];
 export type Refund = Schemas["Refund"];
+export type SplitPart = Schemas["SplitPart"];
 export type Deposit = Schemas["Deposit"];
 export type DepositCreated = Schemas["DepositCreated"];
 export type CryptoPixPayment = Schemas["CryptoPixPayment"];

@@ -5,6 +5,7 @@ import type {
   Invoice,
   Order,
   Refund,
+  SplitPart,
   Subscription,
   SubscriptionCycle,
   Withdrawal,
@@ -58,6 +59,15 @@ export type WebhookEventData = {
       infractionStatus: string;
       deadline: string;
     };
+  };
+  /** A split order's (or deposit's) payment confirmed: each part credited to its recipient, the merchant `merchantValue`. */
+  "order.split.credited": {
+    orderId: string;
+    orderType: "pix" | "exchange" | "lightning" | "onchain";
+    paymentLinkId: string;
+    creditedValue: number;
+    merchantValue: number;
+    splits: SplitPart[];
   };
   "refund.status_changed": Refund & { previousStatus: Status<Refund> | null; order: Order };
   "onchain.deposit.status_changed": Deposit & { previousStatus: Status<Deposit> | null };
@@ -123,6 +133,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "order.funds_unapplied": true,
   "order.disputed": true,
   "order.hold.status_changed": true,
+  "order.split.credited": true,
   "refund.status_changed": true,
   "onchain.deposit.status_changed": true,
   "onchain.deposit.funds_unapplied": true,

@@ -1184,6 +1184,24 @@ export type components = {
             } & {
                 [key: string]: string | number;
             };
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
+        };
+        /** @description One part of an order's split */
+        SplitPart: {
+            /** Format: uuid */
+            recipientId: string;
+            /** @description What the part is worth in BRL: planned on the order's value until the payment is confirmed, then what was credited */
+            value: number;
+            /** @description Present only for a part requested as a percentage */
+            percentage?: number;
+            /** @description What refunds and MED returns took back from the part */
+            refundedValue: number;
+            /**
+             * @description PENDING until the payment is confirmed; CREDITED once the recipient's balance received it; REFUNDED when refunds took all of it back; CANCELLED when the order ended unpaid
+             * @enum {string}
+             */
+            status: "PENDING" | "CREDITED" | "REFUNDED" | "CANCELLED";
         };
         FieldError: {
             /** @description The field's path in the body or query, dot-separated (`splits.0.value`) */
@@ -1239,6 +1257,8 @@ export type components = {
             expiresAt: string;
             /** @description True once the order can no longer change */
             final: boolean;
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
         };
         /** @description The PIX order as created */
         PixOrder: {
@@ -1258,7 +1278,6 @@ export type components = {
             /** Format: uuid */
             _id: string;
             paymentLinkId: string;
-            splits: unknown[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1282,6 +1301,8 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
         };
         /** @description An exchange-wallet order as created */
         ExchangeOrder: {
@@ -1311,6 +1332,8 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
             /**
              * Format: uri
              * @description QR-code PNG for the payer's exchange wallet
@@ -1345,6 +1368,8 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
             /** @description BOLT11 invoice */
             invoice: string;
             /** @description The exact amount to pay, in satoshis */
@@ -1396,6 +1421,8 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The order's split, in the order requested; [] when it has none */
+            splits: components["schemas"]["SplitPart"][];
         };
         LightningProviderDetails: {
             success: boolean;
@@ -2504,7 +2531,7 @@ export type components = {
          * @description Every error code an endpoint answers; each response lists its own (docs/api.md#error-codes)
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "subscription_refused_by_provider" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_not_cancellable" | "subscription_not_authorisable" | "subscription_charge_not_open" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
+        ErrorCode: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "unsupported_media_type" | "payload_too_large" | "request_timeout" | "invalid_request" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_key_in_flight" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "provider_error" | "upstream_unavailable" | "internal_error" | "service_unavailable" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "amount_above_maximum" | "amount_too_small_for_token" | "rates_unavailable" | "insufficient_balance" | "limit_exceeded" | "limit_per_transaction_exceeded" | "limit_daily_exceeded" | "pix_key_missing" | "pix_key_required" | "pix_key_invalid" | "payout_key_held" | "destination_held" | "brcode_invalid" | "brcode_amount_missing" | "brcode_amount_mismatch" | "brcode_dynamic_unsupported" | "brcode_unpayable" | "brcode_expires_soon" | "lightning_unavailable" | "refund_address_lightning" | "order_not_pending" | "order_not_completed" | "refund_exceeds_remaining" | "refund_nothing_left" | "refund_no_receipt" | "refund_lightning_unsupported" | "refund_exchange_limit" | "split_recipient_unknown" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many" | "invoice_refused_by_provider" | "due_date_past" | "due_date_too_far" | "discount_date_invalid" | "discount_date_past" | "abatement_too_large" | "discount_too_large" | "invoice_amount_too_small" | "invoice_not_open" | "invoice_already_paid" | "invoice_not_payable_on_date" | "pay_date_before_creation" | "subscription_refused_by_provider" | "subscription_first_date_too_early" | "subscription_last_date_before_first" | "subscription_not_cancellable" | "subscription_not_authorisable" | "subscription_charge_not_open" | "webhook_limit_reached" | "webhook_host_unresolved" | "webhook_private_address" | "webhook_disabled" | "email_taken";
     };
     responses: never;
     parameters: never;
@@ -2552,6 +2579,20 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Parts of the payment for the merchant's recipients, credited to their balances when the payment is confirmed; the merchant keeps the remainder (docs/api.md#splits). At most 20 */
+                    splits?: {
+                        /** Format: uuid */
+                        recipientId: string;
+                        /** @description A fixed part in BRL (2 decimals, > 0); give this or percentage */
+                        value?: number;
+                        /** @description A share of the amount accepted as payment, 0 < p ≤ 100 with 2 decimals; or value */
+                        percentage?: number;
+                        /**
+                         * @description Who bears the service's fees: always the merchant's own part (false is the only value)
+                         * @constant
+                         */
+                        chargeFees?: false;
+                    }[];
                 };
             };
         };
@@ -2590,7 +2631,8 @@ export interface operations {
                      *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
                      *           "network": "polygon",
                      *           "walletIndex": 0
-                     *         }
+                     *         },
+                     *         "splits": []
                      *       }
                      *     }
                      */
@@ -2612,6 +2654,12 @@ export interface operations {
              *     - `asset_not_supported`: The asset (token) is not supported
              *     - `asset_not_on_network`: The token has no contract on that network
              *     - `amount_below_minimum`: The amount is below the network's minimum
+             *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+             *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+             *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+             *     - `split_value_not_positive`: A split's value is not greater than 0
+             *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+             *     - `split_too_many`: The split has more than 20 parts
              */
             400: {
                 headers: {
@@ -2651,9 +2699,15 @@ export interface operations {
                          *     - `asset_not_supported`: The asset (token) is not supported
                          *     - `asset_not_on_network`: The token has no contract on that network
                          *     - `amount_below_minimum`: The amount is below the network's minimum
+                         *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+                         *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+                         *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+                         *     - `split_value_not_positive`: A split's value is not greater than 0
+                         *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+                         *     - `split_too_many`: The split has more than 20 parts
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "network_not_supported" | "asset_not_supported" | "asset_not_on_network" | "amount_below_minimum" | "split_recipient_unknown" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                         supportedNetworks?: ("eth" | "bsc" | "polygon")[];
@@ -3692,6 +3746,7 @@ export interface operations {
                      *           "network": "polygon",
                      *           "walletIndex": 0
                      *         },
+                     *         "splits": [],
                      *         "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
                      *         "createdAt": "2026-11-22T01:01:02.914Z",
                      *         "receivedValue": 0,
@@ -4003,6 +4058,20 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Parts of the payment for the merchant's recipients, credited to their balances when the payment is confirmed; the merchant keeps the remainder (docs/api.md#splits). At most 20 */
+                    splits?: {
+                        /** Format: uuid */
+                        recipientId: string;
+                        /** @description A fixed part in BRL (2 decimals, > 0); give this or percentage */
+                        value?: number;
+                        /** @description A share of the amount accepted as payment, 0 < p ≤ 100 with 2 decimals; or value */
+                        percentage?: number;
+                        /**
+                         * @description Who bears the service's fees: always the merchant's own part (false is the only value)
+                         * @constant
+                         */
+                        chargeFees?: false;
+                    }[];
                 };
             };
         };
@@ -4070,6 +4139,12 @@ export interface operations {
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
              *     - `provider_error`: The payment provider refused the request
+             *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+             *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+             *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+             *     - `split_value_not_positive`: A split's value is not greater than 0
+             *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+             *     - `split_too_many`: The split has more than 20 parts
              */
             400: {
                 headers: {
@@ -4106,9 +4181,15 @@ export interface operations {
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `pix_key_required`: The merchant has no registered PIX key, which collecting requires (`details` says so)
                          *     - `provider_error`: The payment provider refused the request
+                         *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+                         *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+                         *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+                         *     - `split_value_not_positive`: A split's value is not greater than 0
+                         *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+                         *     - `split_too_many`: The split has more than 20 parts
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "pix_key_required" | "provider_error" | "split_recipient_unknown" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                         details?: {
@@ -4531,6 +4612,20 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Parts of the payment for the merchant's recipients, credited to their balances when the payment is confirmed; the merchant keeps the remainder (docs/api.md#splits). At most 20 */
+                    splits?: {
+                        /** Format: uuid */
+                        recipientId: string;
+                        /** @description A fixed part in BRL (2 decimals, > 0); give this or percentage */
+                        value?: number;
+                        /** @description A share of the amount accepted as payment, 0 < p ≤ 100 with 2 decimals; or value */
+                        percentage?: number;
+                        /**
+                         * @description Who bears the service's fees: always the merchant's own part (false is the only value)
+                         * @constant
+                         */
+                        chargeFees?: false;
+                    }[];
                 };
             };
         };
@@ -4565,7 +4660,8 @@ export interface operations {
                      *           "payerId": "cliente-77",
                      *           "subMerchantId": "loja-centro"
                      *         },
-                     *         "metadata": {}
+                     *         "metadata": {},
+                     *         "splits": []
                      *       }
                      *     }
                      */
@@ -4584,6 +4680,12 @@ export interface operations {
              *     - `invalid_utf8`: The body is not valid UTF-8
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+             *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+             *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+             *     - `split_value_not_positive`: A split's value is not greater than 0
+             *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+             *     - `split_too_many`: The split has more than 20 parts
              */
             400: {
                 headers: {
@@ -4624,9 +4726,15 @@ export interface operations {
                          *     - `invalid_utf8`: The body is not valid UTF-8
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+                         *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+                         *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+                         *     - `split_value_not_positive`: A split's value is not greater than 0
+                         *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+                         *     - `split_too_many`: The split has more than 20 parts
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "split_recipient_unknown" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -5072,6 +5180,20 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Parts of the payment for the merchant's recipients, credited to their balances when the payment is confirmed; the merchant keeps the remainder (docs/api.md#splits). At most 20 */
+                    splits?: {
+                        /** Format: uuid */
+                        recipientId: string;
+                        /** @description A fixed part in BRL (2 decimals, > 0); give this or percentage */
+                        value?: number;
+                        /** @description A share of the amount accepted as payment, 0 < p ≤ 100 with 2 decimals; or value */
+                        percentage?: number;
+                        /**
+                         * @description Who bears the service's fees: always the merchant's own part (false is the only value)
+                         * @constant
+                         */
+                        chargeFees?: false;
+                    }[];
                 };
             };
         };
@@ -5107,7 +5229,8 @@ export interface operations {
                      *           "email": "maria@example.com",
                      *           "name": "Maria Souza"
                      *         },
-                     *         "metadata": {}
+                     *         "metadata": {},
+                     *         "splits": []
                      *       }
                      *     }
                      */
@@ -5127,6 +5250,12 @@ export interface operations {
              *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
              *     - `invalid_request`: The service refused the request as it stands (the message says why)
              *     - `provider_error`: The payment provider refused the request
+             *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+             *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+             *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+             *     - `split_value_not_positive`: A split's value is not greater than 0
+             *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+             *     - `split_too_many`: The split has more than 20 parts
              */
             400: {
                 headers: {
@@ -5168,9 +5297,15 @@ export interface operations {
                          *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1 to 255 printable ASCII characters
                          *     - `invalid_request`: The service refused the request as it stands (the message says why)
                          *     - `provider_error`: The payment provider refused the request
+                         *     - `split_recipient_unknown`: A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)
+                         *     - `split_duplicate_recipient`: A recipient appears in more than one part of the split
+                         *     - `split_percentage_out_of_range`: A split's percentage is not greater than 0 and at most 100
+                         *     - `split_value_not_positive`: A split's value is not greater than 0
+                         *     - `split_sum_above_value`: The split's parts add up to more than the order's value
+                         *     - `split_too_many`: The split has more than 20 parts
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error";
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "idempotency_key_invalid" | "invalid_request" | "provider_error" | "split_recipient_unknown" | "split_duplicate_recipient" | "split_percentage_out_of_range" | "split_value_not_positive" | "split_sum_above_value" | "split_too_many";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
@@ -6260,7 +6395,8 @@ export interface operations {
                      *           "email": "maria@example.com",
                      *           "name": "Maria Souza"
                      *         },
-                     *         "metadata": {}
+                     *         "metadata": {},
+                     *         "splits": []
                      *       },
                      *       "providerDetails": {
                      *         "success": true,
@@ -7162,7 +7298,8 @@ export interface operations {
                      *           "value": 49.9,
                      *           "createdAt": "2026-11-22T01:01:03.556Z",
                      *           "payCryptoPixId": "OTBmODJhMzUtZmIxMy00ZTg2LTkwMTYtYThiM2Y2MTEwYjZm",
-                     *           "metadata": {}
+                     *           "metadata": {},
+                     *           "splits": []
                      *         },
                      *         {
                      *           "id": "4037a943-5036-4438-bb96-d5bbf3208556",
@@ -7173,6 +7310,7 @@ export interface operations {
                      *           "createdAt": "2026-11-22T01:01:03.386Z",
                      *           "link": "https://payments.example.com/pay/kHdemChSOi0AqLf1ogibBn",
                      *           "metadata": {},
+                     *           "splits": [],
                      *           "reference": {
                      *             "email": "maria@example.com",
                      *             "name": "Maria Souza"
@@ -7187,6 +7325,7 @@ export interface operations {
                      *           "createdAt": "2026-11-22T01:01:03.330Z",
                      *           "link": "https://payments.example.com/pay/b2uGAQlfOblKtBqspPPWbk",
                      *           "metadata": {},
+                     *           "splits": [],
                      *           "reference": {
                      *             "payerId": "cliente-77",
                      *             "subMerchantId": "loja-centro"
@@ -7226,6 +7365,8 @@ export interface operations {
                             metadata: {
                                 [key: string]: string;
                             };
+                            /** @description The order's split, in the order requested; [] when it has none */
+                            splits: components["schemas"]["SplitPart"][];
                         }[];
                         nextCursor: string | null;
                     };
@@ -18920,7 +19061,8 @@ export interface operations {
                      *         },
                      *         "metadata": {
                      *           "cartId": "c-88231"
-                     *         }
+                     *         },
+                     *         "splits": []
                      *       }
                      *     }
                      */
@@ -19922,6 +20064,7 @@ export interface operations {
                      *           "network": "polygon",
                      *           "walletIndex": 0
                      *         },
+                     *         "splits": [],
                      *         "paymentLinkId": "T9wc4F2xFntQP1925w0yJD",
                      *         "createdAt": "2026-11-22T01:01:02.914Z",
                      *         "receivedValue": 10,
