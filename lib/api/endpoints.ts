@@ -16,6 +16,7 @@ import {
 import { EXCHANGE_WALLET_ENDPOINTS } from "@/lib/exchange-wallet/endpoints";
 import { INVOICE_ENDPOINTS } from "@/lib/invoices/endpoints";
 import { PAYMENT_LINK_ENDPOINTS } from "@/lib/payment-links/endpoints";
+import { RECIPIENT_ENDPOINTS } from "@/lib/recipients/endpoints";
 import { LIGHTNING_ENDPOINTS } from "@/lib/lightning/endpoints";
 import { PIX_COLLECTION_ENDPOINTS } from "@/lib/pix-collection/endpoints";
 import { refundOrderEndpoint } from "@/lib/refunds/endpoints";
@@ -48,6 +49,7 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   ...INVOICE_ENDPOINTS,
   ...SUBSCRIPTION_ENDPOINTS,
   ...PAYMENT_LINK_ENDPOINTS,
+  ...RECIPIENT_ENDPOINTS,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
   listWithdrawalsEndpoint,

@@ -87,6 +87,11 @@ const OWN: Record<string, ByStatus> = {
   "POST /api/v1/sandbox/subscriptions/{id}/payer-cancel": { 409: ["subscription_not_cancellable"] },
   "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/pay": { 409: ["subscription_charge_not_open"] },
   "POST /api/v1/sandbox/subscriptions/{id}/cycles/{cycle}/fail": { 409: ["subscription_charge_not_open"] },
+  "POST /api/v1/recipients": { 409: ["recipient_document_taken"] },
+  "POST /api/v1/recipients/{id}/payouts": {
+    400: ["recipient_disabled", "recipient_pix_key_held", "recipient_balance_insufficient"],
+    500: UPSTREAM,
+  },
   "POST /api/v1/crypto-pix/onchain/pay": {
     400: [
       ...CHAIN_IN,

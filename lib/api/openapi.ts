@@ -26,6 +26,10 @@ export const TAGS = [
     name: "Payment links",
     description: "Reusable payment links: one page, each payer their own order on the rail they choose",
   },
+  {
+    name: "Recipients",
+    description: "Sub-accounts (recebedores) that splits credit: their balance, statement and PIX payouts",
+  },
   { name: "Withdrawals", description: "PIX withdrawals and withdrawal tracking" },
   { name: "Account", description: "The merchant account and its orders" },
   { name: "Public", description: "Payer-side views; no authentication" },

@@ -89,7 +89,11 @@ export async function gateRecipientKey(tx: Tx, origin: RecipientOrigin, r: Recip
 export async function keyHolds(ex: Executor, merchantId: string, keys: string[]): Promise<Map<string, Date>> {
   if (keys.length === 0) return new Map();
   const rows = await ex
-    .select({ value: payoutDestinations.value, status: payoutDestinations.status, holdUntil: payoutDestinations.holdUntil })
+    .select({
+      value: payoutDestinations.value,
+      status: payoutDestinations.status,
+      holdUntil: payoutDestinations.holdUntil,
+    })
     .from(payoutDestinations)
     .where(
       and(

@@ -15,7 +15,10 @@ const document = z
   .transform((s, ctx) => {
     const digits = recipientDocument(s);
     if (!digits) {
-      ctx.addIssue({ code: "custom", message: "must be a valid CPF (11 digits) or CNPJ (14 digits): check digits failed" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must be a valid CPF (11 digits) or CNPJ (14 digits): check digits failed",
+      });
       return z.NEVER;
     }
     return digits;
@@ -96,9 +99,7 @@ export const statementQuery = z.object({ limit, cursor });
 export type StatementQuery = z.output<typeof statementQuery>;
 
 export const recipientPayoutBody = bodyObject({
-  value: brlValue
-    .optional()
-    .meta({ description: "BRL to pay out (2 decimals); without it, the whole balance" }),
+  value: brlValue.optional().meta({ description: "BRL to pay out (2 decimals); without it, the whole balance" }),
 });
 export type RecipientPayoutInput = z.output<typeof recipientPayoutBody>;
 
@@ -112,12 +113,15 @@ export const recipientViewSchema = z
     documentType: z.enum(["cpf", "cnpj"]),
     pixKey: z.string().meta({ description: "The payout key, masked as withdrawals show keys" }),
     pixKeyType: z.enum(PIX_KEY_TYPES),
-    pixKeyUsableAt: isoDateTime
-      .nullable()
-      .meta({ description: "While the key is held: when its hold ends (an owner may confirm it sooner); null when payouts may go to it" }),
+    pixKeyUsableAt: isoDateTime.nullable().meta({
+      description:
+        "While the key is held: when its hold ends (an owner may confirm it sooner); null when payouts may go to it",
+    }),
     email: z.string().nullable(),
     reference: z.string().nullable(),
-    balance: brlAmount.meta({ description: "What the recipient is owed: the sum of its statement; may be negative after a refund" }),
+    balance: brlAmount.meta({
+      description: "What the recipient is owed: the sum of its statement; may be negative after a refund",
+    }),
     status: z.enum(RECIPIENT_STATUSES),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
