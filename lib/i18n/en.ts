@@ -1796,6 +1796,7 @@ export const en: Record<MessageKey, string> = {
   "subpay.receiptsTitle": "Payments made",
   "subpay.paidAt": "paid {at}",
   "subpay.receipt": "Receipt",
+  "export.col.splits": "Split",
   "nav.recipients": "Recipients",
   "recipients.title": "Recipients",
   "recipients.intro":

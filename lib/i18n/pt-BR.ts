@@ -1806,6 +1806,7 @@ export const ptBR = {
   "subpay.receiptsTitle": "Pagamentos feitos",
   "subpay.paidAt": "pago em {at}",
   "subpay.receipt": "Comprovante",
+  "export.col.splits": "Divisão (split)",
   "nav.recipients": "Recebedores",
   "recipients.title": "Recebedores",
   "recipients.intro":
