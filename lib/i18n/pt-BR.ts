@@ -1857,7 +1857,8 @@ export const ptBR = {
   "recipients.detail.balanceHint": "Fica na sua conta até você pagar o recebedor; não entra no seu saldo.",
   "recipients.detail.keyUsable": "A chave pode receber pagamentos.",
   "recipients.detail.statement": "Extrato do recebedor",
-  "recipients.detail.noEntries": "Nada no extrato ainda. As partes das vendas aparecem aqui quando o pagamento é confirmado.",
+  "recipients.detail.noEntries":
+    "Nada no extrato ainda. As partes das vendas aparecem aqui quando o pagamento é confirmado.",
   "recipients.detail.when": "Quando",
   "recipients.detail.what": "Lançamento",
   "recipients.detail.amount": "Valor",
