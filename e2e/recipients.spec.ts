@@ -77,7 +77,7 @@ for (const [size, viewport] of SIZES) {
 
     // Paid: the part is credited.
     await page.getByRole("button", { name: "Simular pagamento" }).click();
-    await expect(page.getByTestId("order-status")).toContainText("Pago", { timeout: 30_000 });
+    await expect(page.getByTestId("order-status")).toContainText("Concluído", { timeout: 30_000 });
     await expect(split.getByTestId("split-line")).toContainText("Creditado", { timeout: 30_000 });
     await shot("order-split-credited");
 
