@@ -256,7 +256,8 @@ describe("a journey-3 subscription, month by month", () => {
       (e) => e.type === "subscription.charge.status_changed" && (e.data as { status: string }).status === "PAID",
     );
     expect(paidEvents).toHaveLength(4);
-  });
+    // Three rounds of the whole sweep: ~6 s on an idle machine, past 30 s on a loaded one.
+  }, 120_000);
 });
 
 /** An ACTIVE subscription whose cycle 1 is SCHEDULED at the PSP, the clock on its due date. */
