@@ -1,7 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { db } from "@/db";
+import { recipients } from "@/db/schema";
 import { operator } from "@/lib/identity/api-keys/callers";
+import { postRecipientEntry } from "@/lib/recipients/ledger";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { buildOpenApiDocument, errorExampleFor, errorSchemaFor, errorStatuses } from "@/lib/api/openapi";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
@@ -78,6 +83,10 @@ describe("GET /api/v1/openapi.json", () => {
       "PATCH /api/v1/payment-links/{id}": "payments",
       "POST /api/v1/payment-links/{id}/pause": "payments",
       "POST /api/v1/payment-links/{id}/resume": "payments",
+      "POST /api/v1/recipients": "payments",
+      // A new payout key and a payout decide where money goes, as a withdrawal does.
+      "PATCH /api/v1/recipients/{id}": "withdrawals",
+      "POST /api/v1/recipients/{id}/payouts": "withdrawals",
       "POST /api/v1/sandbox/onchain/{paymentLinkId}/transfer": "payments",
       "POST /api/v1/sandbox/crypto-pix/{payCryptoPixId}/transfer": "payments",
       "POST /api/v1/webhooks": "payments",
@@ -249,6 +258,25 @@ describe("documented examples against the real handlers", () => {
     ).body.paymentLink;
     ids.paymentLink = link.id;
     ids.paymentLinkSlug = link.url.split("/").at(-1);
+    // Recipients: one to read and edit, one with a balance to pay out (a split part credited).
+    const recipient = async (document: string, pixKey: string) =>
+      (await api("POST", "/api/v1/recipients", { apiKey, body: { name: "Ana", document, pixKey } })).body.recipient.id;
+    ids.recipient = await recipient("11144477735", "ana@example.com");
+    ids.recipientToPay = await recipient("39053344705", "ana.paga@example.com");
+    const [{ merchantId }] = await db()
+      .select({ merchantId: recipients.merchantId })
+      .from(recipients)
+      .where(eq(recipients.id, ids.recipientToPay));
+    await db().transaction((tx) =>
+      postRecipientEntry(tx, {
+        merchantId,
+        recipientId: ids.recipientToPay,
+        kind: "split_credit",
+        amountCentavos: 10_000,
+        refType: "order_split",
+        refId: randomUUID(),
+      }),
+    );
   });
 
   /** Path params for each route, from the objects made above. */
@@ -269,6 +297,9 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/subscriptions/{id}/cancel": ids.subscriptionToCancel,
       "/api/v1/sandbox/subscriptions/{id}/authorize": ids.subscriptionToAuthorise,
       "/api/v1/sandbox/subscriptions/{id}/payer-cancel": ids.subscriptionToEnd,
+      "/api/v1/recipients/{id}": ids.recipient,
+      "/api/v1/recipients/{id}/statement": ids.recipient,
+      "/api/v1/recipients/{id}/payouts": ids.recipientToPay,
       "/api/v1/payment-links/{id}": ids.paymentLink,
       "/api/v1/payment-links/{id}/pause": ids.paymentLink,
       "/api/v1/payment-links/{id}/resume": ids.paymentLink,

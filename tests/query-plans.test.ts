@@ -200,6 +200,13 @@ const SMALL = new Set([
 // operation says more precisely (INTENT): a statement that scans one of these tables whole, or reads
 // it through another index, fails.
 const READ_THROUGH: Record<string, string[]> = {
+  recipients: ["recipients_pkey", "recipients_merchant", "recipients_merchant_document"],
+  recipient_ledger_entries: [
+    "recipient_ledger_entries_pkey",
+    "recipient_ledger_entries_recipient",
+    "recipient_ledger_entries_ref",
+  ],
+  recipient_payouts: ["recipient_payouts_pkey", "recipient_payouts_recipient"],
   merchants: ["merchants_pkey"],
   orders: [
     "orders_pkey",
@@ -387,6 +394,8 @@ describe("hot statements' generic plans", () => {
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
     const { claimDue } = await import("@/lib/webhooks/claims");
+    const { postRecipientEntry } = await import("@/lib/recipients/ledger");
+    const { randomUUID } = await import("node:crypto");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
     const first = async <T>(pages: AsyncGenerator<T>) => (await pages.next()).value;
@@ -455,6 +464,45 @@ describe("hot statements' generic plans", () => {
     await ok("events", "GET", "/api/v1/events?limit=50");
     await ok("withdrawal list", "GET", "/api/v1/withdrawals?limit=20");
     await ok("pix-out", "POST", "/api/v1/order/pix-out", { value: 1 });
+    const { recipient } = await ok("create recipient", "POST", "/api/v1/recipients", {
+      name: "Maria Souza",
+      document: "52998224725",
+      pixKey: "maria@example.com",
+    });
+    await ok(
+      "create recipient (Idempotency-Key)",
+      "POST",
+      "/api/v1/recipients",
+      {
+        name: "João Lima",
+        document: "11144477735",
+        pixKey: "joao@example.com",
+      },
+      { "idempotency-key": "plan-recipient" },
+    );
+    const recipients = await ok("recipient list", "GET", "/api/v1/recipients?limit=1");
+    await ok("recipient list, next page", "GET", `/api/v1/recipients?limit=1&cursor=${recipients.nextCursor}`);
+    await ok("recipient", "GET", `/api/v1/recipients/${recipient.id}`);
+    await during("seed", () =>
+      db().transaction((tx) =>
+        postRecipientEntry(tx, {
+          merchantId: merchant.id,
+          recipientId: recipient.id,
+          kind: "split_credit",
+          amountCentavos: 5_000,
+          refType: "order_split",
+          refId: randomUUID(),
+        }),
+      ),
+    );
+    await ok("recipient payout", "POST", `/api/v1/recipients/${recipient.id}/payouts`, { value: 10 });
+    const statement = await ok("recipient statement", "GET", `/api/v1/recipients/${recipient.id}/statement?limit=1`);
+    await ok(
+      "recipient statement, next page",
+      "GET",
+      `/api/v1/recipients/${recipient.id}/statement?limit=1&cursor=${statement.nextCursor}`,
+    );
+    await ok("recipient edit", "PATCH", `/api/v1/recipients/${recipient.id}`, { pixKey: "nova@example.com" });
     await during("dashboard statement", () => getStatement(merchant.id, {}));
     await during("dashboard statement by kind", () => getStatement(merchant.id, { kind: "order_credit" }));
     await during("dashboard statement by days", () =>

@@ -9,6 +9,7 @@ import type {
   PaymentLink,
   PaymentLinkSale,
   QueryOf,
+  Recipient,
   ResultOf,
   Subscription,
   WebhookDelivery,
@@ -64,6 +65,13 @@ const ops = {
   publicPaymentLink: call("getPublicPaymentLinksSlug", "GET", "/api/v1/public/payment-links/{slug}"),
   // A payer's order: the public call takes no Idempotency-Key, so it is never sent twice.
   buyFromLink: call("postPublicPaymentLinksSlugOrders", "POST", "/api/v1/public/payment-links/{slug}/orders", "once"),
+  createRecipient: call("postRecipients", "POST", "/api/v1/recipients"),
+  listRecipients: call("getRecipients", "GET", "/api/v1/recipients"),
+  getRecipient: call("getRecipientsId", "GET", "/api/v1/recipients/{id}"),
+  // An edit repeated sets the same fields again: safe to send again.
+  updateRecipient: call("patchRecipientsId", "PATCH", "/api/v1/recipients/{id}", "safe"),
+  recipientStatement: call("getRecipientsIdStatement", "GET", "/api/v1/recipients/{id}/statement"),
+  payRecipient: call("postRecipientsIdPayouts", "POST", "/api/v1/recipients/{id}/payouts"),
   createInvoice: call("postInvoices", "POST", "/api/v1/invoices"),
   listInvoices: call("getInvoices", "GET", "/api/v1/invoices"),
   getInvoice: call("getInvoicesId", "GET", "/api/v1/invoices/{id}"),
@@ -231,6 +239,40 @@ export class PixCrypto {
         );
         return { items: page.sales, nextCursor: page.nextCursor };
       }),
+  };
+
+  /**
+   * Recipients (recebedores): sub-accounts that order splits credit, each with its own balance,
+   * statement and PIX payouts to its key. A changed key is held like any new withdrawal destination.
+   */
+  readonly recipients = {
+    /** POST /recipients → 201 `{ recipient }`: name, CPF/CNPJ `document` (check digits verified), `pixKey`. */
+    create: (body: BodyOf<"postRecipients">, opts?: RequestOptions) =>
+      ops.createRecipient(this.transport, { body }, opts),
+    /** GET /recipients/{id}: with its `balance` (BRL) and `pixKeyUsableAt` while its key is held. */
+    get: (id: string, opts?: RequestOptions) => ops.getRecipient(this.transport, { params: { id } }, opts),
+    /** GET /recipients: one page, newest first; filter by `status`, `reference`. */
+    list: (query: QueryOf<"getRecipients"> = {}, opts?: RequestOptions) =>
+      ops.listRecipients(this.transport, { query }, opts),
+    /** Every recipient matching `query`, page after page, as you iterate. */
+    iterate: (query: Omit<QueryOf<"getRecipients">, "cursor"> = {}, opts?: RequestOptions) =>
+      new Paginator<Recipient>(async (cursor) => {
+        const page = await ops.listRecipients(
+          this.transport,
+          { query: { ...query, cursor: cursor ?? undefined } },
+          opts,
+        );
+        return { items: page.recipients, nextCursor: page.nextCursor };
+      }),
+    /** PATCH /recipients/{id}: only the fields sent change; a new `pixKey` is held (needs the withdrawals scope). */
+    update: (id: string, body: BodyOf<"patchRecipientsId">, opts?: RequestOptions) =>
+      ops.updateRecipient(this.transport, { params: { id }, body }, opts),
+    /** GET /recipients/{id}/statement: one page of its ledger entries, newest first, each with `balanceAfter`. */
+    statement: (id: string, query: QueryOf<"getRecipientsIdStatement"> = {}, opts?: RequestOptions) =>
+      ops.recipientStatement(this.transport, { params: { id }, query }, opts),
+    /** POST /recipients/{id}/payouts → 201 `{ payout }`: `value` BRL, the whole balance without it. */
+    payout: (id: string, body: BodyOf<"postRecipientsIdPayouts"> = {}, opts?: RequestOptions) =>
+      ops.payRecipient(this.transport, { params: { id }, body }, opts),
   };
 
   /** On-chain stablecoin deposits and withdrawals. */

@@ -43,6 +43,9 @@ export type Subscription = Schemas["Subscription"];
 export type SubscriptionWithCycles = Schemas["SubscriptionWithCycles"];
 export type SubscriptionCycle = Schemas["SubscriptionCycle"];
 export type PaymentLinkSale = Schemas["PaymentLinkSale"];
+export type Recipient = Schemas["Recipient"];
+export type RecipientStatementEntry = Schemas["RecipientStatementEntry"];
+export type RecipientPayout = Schemas["RecipientPayout"];
 export type PublicPaymentLink = Schemas["PublicPaymentLink"];
 /** An item of GET /orders: every kind of order, in the list's own short view. */
 export type OrderListItem = ResultOf<"getOrders">["orders"][number];

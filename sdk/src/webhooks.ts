@@ -5,6 +5,8 @@ import type {
   Invoice,
   Order,
   Refund,
+  Recipient,
+  RecipientPayout,
   SplitPart,
   Subscription,
   SubscriptionCycle,
@@ -121,6 +123,12 @@ export type WebhookEventData = {
     subscriptionId: string;
     previousStatus: Status<SubscriptionCycle> | null;
   };
+  /** A recipient created. */
+  "recipient.created": Recipient;
+  /** A recipient edited: name, e-mail, reference, status, or a new (held) PIX key. */
+  "recipient.updated": Recipient;
+  /** A recipient's payout requested (PENDING), paid (COMPLETED) or not made (FAILED, credited back). */
+  "recipient.payout.status_changed": RecipientPayout & { previousStatus: Status<RecipientPayout> | null };
   /** Sent to one endpoint from the dashboard's "send test event": nothing happened; answer 2xx. */
   "webhook.test": { test: true; webhookId: string; url: string; message: string };
 };
@@ -146,6 +154,9 @@ const KNOWN: Record<WebhookEventType, true> = {
   "invoice.status_changed": true,
   "subscription.status_changed": true,
   "subscription.charge.status_changed": true,
+  "recipient.created": true,
+  "recipient.updated": true,
+  "recipient.payout.status_changed": true,
   "webhook.test": true,
 };
 

@@ -149,6 +149,27 @@ test("subscriptions: created, authorised and paid at once, a cycle charged by th
   ]);
 });
 
+test("recipients: created, listed, edited (a new key is held), their statement read, an uncovered payout refused", async ({
+  merchant,
+}) => {
+  const { client } = await merchant();
+  const { recipient } = await client.recipients.create({
+    name: "Maria Souza",
+    document: "529.982.247-25",
+    pixKey: "maria@example.com",
+    reference: "seller-sdk",
+  });
+  expect(recipient).toMatchObject({ document: "***.982.247-**", balance: 0, status: "ACTIVE", pixKeyUsableAt: null });
+  expect((await client.recipients.get(recipient.id)).recipient.id).toBe(recipient.id);
+  expect((await client.recipients.list({ reference: "seller-sdk" })).recipients).toHaveLength(1);
+  expect((await client.recipients.iterate({ limit: 1 }).toArray()).map((r) => r.id)).toEqual([recipient.id]);
+  const edited = await client.recipients.update(recipient.id, { pixKey: "+5511987654321" });
+  expect(edited.recipient.pixKeyUsableAt).not.toBeNull();
+  const statement = await client.recipients.statement(recipient.id);
+  expect(statement).toMatchObject({ recipientId: recipient.id, balance: 0, entries: [], nextCursor: null });
+  await expect(client.recipients.payout(recipient.id, { value: 10 })).rejects.toMatchObject({ status: 400 });
+});
+
 test("payment links: created, read by the payer, bought, paid in the sandbox, edited, paused, listed with their sales", async ({
   merchant,
 }) => {
