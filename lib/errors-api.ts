@@ -85,7 +85,8 @@ export const API_ERROR_CODES = {
   refund_exchange_limit: "Exchange-wallet orders can be refunded only a limited number of times",
 
   // Splits of an order between the merchant and its recipients.
-  split_recipient_unknown: "A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)",
+  split_recipient_unknown:
+    "A split's recipientId is not one of the merchant's recipients (unknown, or another merchant's)",
   split_duplicate_recipient: "A recipient appears in more than one part of the split",
   split_percentage_out_of_range: "A split's percentage is not greater than 0 and at most 100",
   split_value_not_positive: "A split's value is not greater than 0",

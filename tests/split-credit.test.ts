@@ -147,7 +147,13 @@ describe("splits on exchange-wallet and Lightning orders", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.order.splits).toHaveLength(2);
     const id = created.body.order.id;
-    const payment = { provider: "sandbox", paymentRef: `pay-${id}`, orderId: id, paidAt: new Date(), source: "notification" as const };
+    const payment = {
+      provider: "sandbox",
+      paymentRef: `pay-${id}`,
+      orderId: id,
+      paidAt: new Date(),
+      source: "notification" as const,
+    };
     await Promise.all([
       applyProviderPayment(payment),
       applyProviderPayment(payment),
@@ -201,7 +207,10 @@ describe("splits on on-chain deposits", () => {
     const { paymentLinkId, amount } = created.body.order;
     const txHash = `0x${randomUUID().replace(/-/g, "")}${randomUUID().replace(/-/g, "")}`;
     const body = { amount: String(amount * 2), txHash };
-    const results = await Promise.all([transfer(s.apiKey, paymentLinkId, body), transfer(s.apiKey, paymentLinkId, body)]);
+    const results = await Promise.all([
+      transfer(s.apiKey, paymentLinkId, body),
+      transfer(s.apiKey, paymentLinkId, body),
+    ]);
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
     await expectBooks(s, 20_000 - 2500 - 2001, [2500, 2001]);
     const looked = await api("GET", `/api/v1/onchain/order/${paymentLinkId}`, { apiKey: s.apiKey });
@@ -344,7 +353,13 @@ describe("splits refused at creation, in each endpoint's own error body", () => 
       const cases: [unknown, string][] = [
         [[{ recipientId: other.recipients[0].id, value: 1 }], "split_recipient_unknown"],
         [[{ recipientId: randomUUID(), percentage: 5 }], "split_recipient_unknown"],
-        [[{ recipientId: mine, value: 1 }, { recipientId: mine, value: 2 }], "split_duplicate_recipient"],
+        [
+          [
+            { recipientId: mine, value: 1 },
+            { recipientId: mine, value: 2 },
+          ],
+          "split_duplicate_recipient",
+        ],
         [[{ recipientId: mine, percentage: 0 }], "split_percentage_out_of_range"],
         [[{ recipientId: mine, percentage: 100.01 }], "split_percentage_out_of_range"],
         [[{ recipientId: mine, value: 0 }], "split_value_not_positive"],

@@ -236,7 +236,8 @@ export async function applyDepositTransfer(orderId: string, transfer: IncomingTr
     let after = order;
     if (cryptoCompare(applied, "0") > 0) {
       after = await recordReceived(tx, order, received, complete);
-      if (complete) await creditDeposit(tx, order, order.valueCentavos, "deposit_credit", `deposit ${order.paymentLinkId}`);
+      if (complete)
+        await creditDeposit(tx, order, order.valueCentavos, "deposit_credit", `deposit ${order.paymentLinkId}`);
       await emit(tx, after, order.status);
     }
     if (cryptoCompare(unapplied, "0") > 0) {

@@ -50,8 +50,18 @@ export async function listOrders(merchantId: string, q: ListOrdersQuery): Promis
   // Split orders' parts, one query per table that has any on the page.
   const split = page.filter((r) => Number(r.split_count) > 0);
   const [ofOrders, ofDeposits] = await Promise.all([
-    onReadReplica((ex) => splitsOfOrders(ex, split.filter((r) => r.type !== "onchain").map((r) => r.id))),
-    onReadReplica((ex) => splitsOfDeposits(ex, split.filter((r) => r.type === "onchain").map((r) => r.id))),
+    onReadReplica((ex) =>
+      splitsOfOrders(
+        ex,
+        split.filter((r) => r.type !== "onchain").map((r) => r.id),
+      ),
+    ),
+    onReadReplica((ex) =>
+      splitsOfDeposits(
+        ex,
+        split.filter((r) => r.type === "onchain").map((r) => r.id),
+      ),
+    ),
   ]);
   return {
     orders: page.map((r) => ({

@@ -152,8 +152,8 @@ export async function decideRefund(id: string, decision: RefundDecision): Promis
           merchantId: refund.merchantId,
           kind: "refund_reversal",
           amountCentavos: refund.valueCentavos - toParts,
-        refType: "refund",
-        refId: refund.id,
+          refType: "refund",
+          refId: refund.id,
           description: `refund of order ${order.paymentLinkId} not made`,
         });
     }

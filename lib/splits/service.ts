@@ -71,7 +71,10 @@ export async function checkSplits(
   const known = new Set(found.map((r) => r.id));
   const missing = ids.find((id) => !known.has(id));
   if (missing)
-    throw new RequestRefused(`splits: recipient ${missing} is not one of this merchant's recipients`, "split_recipient_unknown");
+    throw new RequestRefused(
+      `splits: recipient ${missing} is not one of this merchant's recipients`,
+      "split_recipient_unknown",
+    );
 }
 
 /** Writes the parts in the order's transaction, each worth its share of the order's value until paid. */
@@ -165,7 +168,12 @@ export async function creditSplits(
   orderType: string,
 ): Promise<number> {
   if (order.splitCount === 0) return creditedCentavos;
-  const rows = await tx.select().from(orderSplits).where(ownerColumn(owner)).orderBy(asc(orderSplits.position)).for("update");
+  const rows = await tx
+    .select()
+    .from(orderSplits)
+    .where(ownerColumn(owner))
+    .orderBy(asc(orderSplits.position))
+    .for("update");
   const pending = rows.filter((r) => r.status === "PENDING");
   if (pending.length === 0) return creditedCentavos - rows.reduce((a, r) => a + r.valueCentavos, 0);
   const shares = allocate(rows.map(specOf), order.valueCentavos, creditedCentavos);
@@ -301,7 +309,10 @@ type Viewed = { id: string; splitCount: number; status: string };
 
 /** An order's split (orders table) as every merchant view shows it; [] and no query without one. */
 export async function orderSplitViews(ex: Executor, o: Viewed): Promise<SplitView[]> {
-  return splitViews(await splitsOf(ex, { orderId: o.id }, o.splitCount), o.status === "CANCELLED" || o.status === "FAILED");
+  return splitViews(
+    await splitsOf(ex, { orderId: o.id }, o.splitCount),
+    o.status === "CANCELLED" || o.status === "FAILED",
+  );
 }
 
 /** An on-chain deposit's split as every merchant view shows it; [] and no query without one. */
