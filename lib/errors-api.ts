@@ -118,7 +118,8 @@ export const API_ERROR_CODES = {
   // Recipients (sub-accounts) and their payouts.
   recipient_document_taken: "The merchant already has a recipient with this CPF/CNPJ",
   recipient_disabled: "The recipient is DISABLED: it is not paid out",
-  recipient_pix_key_held: "The recipient's PIX key changed recently and is on hold until an owner confirms it or the hold ends",
+  recipient_pix_key_held:
+    "The recipient's PIX key changed recently and is on hold until an owner confirms it or the hold ends",
   recipient_balance_insufficient: "The recipient's balance does not cover the payout",
 
   // Webhooks, keys, merchants.
