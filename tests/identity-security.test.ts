@@ -457,7 +457,8 @@ describe("step-up for every money move", () => {
   it("every dashboard action that calls a money-moving service declares itself a money move", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const { MONEY_MOVES } = await import("@/lib/identity/money-moves");
-    const services = /\b(requestRefund|createPixOut|initiateOnchainWithdrawal|returnUnapplied)\(/;
+    const services =
+      /\b(requestRefund|createPixOut|initiateOnchainWithdrawal|returnUnapplied|requestRecipientPayout)\(/;
     const declared = new Set<string>();
     for (const file of readdirSync("lib/dashboard/actions")) {
       const text = readFileSync(`lib/dashboard/actions/${file}`, "utf8");

@@ -17,6 +17,7 @@ import {
 import type { NewOrderKind } from "@/lib/dashboard/order-kinds";
 import { networkName } from "@/lib/chain/network-names";
 import { formatRate, formatSpan } from "@/lib/i18n";
+import { SplitParts } from "./split-parts";
 import { useI18n } from "@/lib/i18n/client";
 
 export type NewOrderSetup = {
@@ -28,6 +29,8 @@ export type NewOrderSetup = {
   cryptoPixAssets: Record<string, string[]>;
   /** A chain's smallest Crypto-PIX, in units of whichever token is paid (Lightning has none). */
   minimums: Record<string, string>;
+  /** The merchant's active recipients a split may name (none: the split section says how to add one). */
+  recipients: { id: string; name: string }[];
 };
 
 type Action = (prev: ActionState<unknown>, form: FormData) => Promise<ActionState<unknown>>;
@@ -139,6 +142,8 @@ export function NewOrderForm({
   const errors = state.status === "error" ? state.fieldErrors : undefined;
   const values = state.status === "error" ? state.values : undefined;
   const expiry = kind === "pix" ? null : setup.expirySeconds[kind];
+  // The split's summary works on the value as typed.
+  const [orderValue, setOrderValue] = useState(values?.value ?? "");
   // Every asset the pickers offer has its rate in the box (BUSD included where it is offered).
   const offered = (assets: Record<string, string[]>) => [...new Set(Object.values(assets).flat())];
   const rateLines = (
@@ -222,6 +227,7 @@ export function NewOrderForm({
               required
               hint={t("newOrder.valueHint")}
               defaultValue={values?.value}
+              onChange={(e) => setOrderValue(e.target.value)}
               errors={errors?.value}
             />
           )}
@@ -292,6 +298,15 @@ export function NewOrderForm({
           ) : null}
           {kind === "onchain" ? (
             <NetworkAssetPickers key={answers} assets={setup.depositAssets} values={values} errors={errors} />
+          ) : null}
+          {kind !== "crypto_pix" ? (
+            <SplitParts
+              key={answers}
+              recipients={setup.recipients}
+              orderValue={orderValue}
+              values={values}
+              errors={errors}
+            />
           ) : null}
           {rateLines.length > 0 || expiry ? (
             <div className="rounded-lg bg-slate-50 px-3 py-2 text-xs text-slate-700">

@@ -15,6 +15,7 @@ import { PaymentPanel } from "./payment-panel";
 import { RefundsPanel } from "./refunds-panel";
 import { SimulatePayment } from "./simulate-payment";
 import { UnappliedPanel } from "./unapplied-panel";
+import { SplitCard } from "./split-card";
 
 const DOT = { good: "bg-brand-500", bad: "bg-amber-500", neutral: "bg-slate-400" } as const;
 
@@ -177,6 +178,8 @@ export function OrderDetailView({
       ) : data.final ? (
         <Alert tone="info">{t("order.finalTitle")}</Alert>
       ) : null}
+
+      {data.splits.length > 0 ? <SplitCard splits={data.splits} valueCentavos={data.valueCentavos} /> : null}
 
       {data.unapplied.length > 0 ? (
         <UnappliedPanel orderId={data.id} lines={data.unapplied} canAct={canRefund} />

@@ -26,6 +26,11 @@ const ITEMS: { href: string; label: MessageKey; icon: string }[] = [
     label: "nav.paymentLinks",
     icon: "M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1",
   },
+  {
+    href: "/dashboard/recipients",
+    label: "nav.recipients",
+    icon: "M9 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM3 20v-1a5 5 0 0 1 10 0v1M16 11a3 3 0 1 0 0-6M21 20v-1a5 5 0 0 0-4-4.9",
+  },
   { href: "/dashboard/statement", label: "nav.statement", icon: "M6 3h9l3 3v15H6zM9 9h6M9 13h6M9 17h4" },
   { href: "/dashboard/withdrawals", label: "nav.withdrawals", icon: "M12 3v12m0 0l-4-4m4 4l4-4M4 21h16" },
   { href: "/dashboard/disputes", label: "nav.disputes", icon: "M12 3l9 16H3zM12 10v4M12 17v.01" },

@@ -1,3 +1,4 @@
+import type { SplitView } from "@/lib/splits/schemas";
 import type {
   ChainTransfer,
   CryptoPixInvoice,
@@ -114,7 +115,12 @@ export type OrderDetail = {
   disputes: DisputeLine[];
   /** An on-chain order's unapplied funds per transfer, and what the merchant did with them ([] for other kinds). */
   unapplied: UnappliedLine[];
+  /** The order's split as the API shows it, each part with its recipient's name; [] without one. */
+  splits: SplitLine[];
 };
+
+/** One part of an order's split (lib/splits/schemas.ts SplitView) and whom it goes to. */
+export type SplitLine = SplitView & { recipientName: string };
 
 export type DisputeLine = {
   id: string;
@@ -141,7 +147,7 @@ const open = (status: string, expiresAt: Date | null) =>
 
 export type OrderBase = Omit<
   OrderDetail,
-  "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied"
+  "events" | "deliveries" | "canSimulate" | "transfers" | "refunds" | "refundable" | "disputes" | "unapplied" | "splits"
 >;
 
 export function fromOrder(o: Order): OrderBase {

@@ -7,6 +7,7 @@ import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { createInvoiceBody } from "@/lib/invoices/schemas";
 import { createSubscriptionBody } from "@/lib/subscriptions/schemas";
+import { createRecipientBody, recipientPayoutBody, updateRecipientBody } from "@/lib/recipients/schemas";
 import { isValidCnpj, isValidCpf } from "@/lib/pix/keys";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
 import { onchainWithdrawBody } from "@/lib/withdrawals/schemas";
@@ -14,6 +15,7 @@ import { USER_ROLES } from "@/db/schema";
 import { API_SCOPES, type ApiScope } from "@/lib/identity/api-keys/scopes";
 import { companyNameField, emailField, newPasswordField, pixKeyField } from "@/lib/forms/fields";
 import { formSchema } from "@/lib/forms/form";
+import { withSplitRows } from "./split-form";
 
 // The dashboard's forms. Orders and withdrawals reuse the API's request schemas through
 // formSchema(), so a form accepts exactly what the API accepts; the dashboard-only forms (settings,
@@ -65,10 +67,13 @@ export const redeliverForm = formSchema(z.object({ endpointId: z.uuid(), deliver
 
 export const DECIMAL_FIELDS = ["value"] as const;
 
-export const pixOrderForm = formSchema(createPixOrderBody, { decimal: DECIMAL_FIELDS, integer: ["expiresIn"] });
-export const exchangeOrderForm = formSchema(createExchangeOrderBody, { decimal: DECIMAL_FIELDS });
-export const lightningOrderForm = formSchema(createLightningOrderBody, { decimal: DECIMAL_FIELDS });
-export const depositOrderForm = formSchema(createDepositBody, { decimal: DECIMAL_FIELDS });
+export const pixOrderForm = formSchema(withSplitRows(createPixOrderBody), {
+  decimal: DECIMAL_FIELDS,
+  integer: ["expiresIn"],
+});
+export const exchangeOrderForm = formSchema(withSplitRows(createExchangeOrderBody), { decimal: DECIMAL_FIELDS });
+export const lightningOrderForm = formSchema(withSplitRows(createLightningOrderBody), { decimal: DECIMAL_FIELDS });
+export const depositOrderForm = formSchema(withSplitRows(createDepositBody), { decimal: DECIMAL_FIELDS });
 export const cryptoPixOrderForm = formSchema(payCryptoPixBody, { decimal: DECIMAL_FIELDS });
 
 export const onchainWithdrawForm = formSchema(onchainWithdrawBody, { decimal: DECIMAL_FIELDS });
@@ -258,4 +263,43 @@ export const subscriptionCycleForm = formSchema(
     outcome: z.enum(["paid", "rejected"]),
   }),
   { integer: ["cycle"] },
+);
+
+/**
+ * A recipient ("recebedor") as the dashboard adds it: the API's own body (document and key checked
+ * there), blanks being "not sent".
+ */
+export const recipientForm = formSchema(createRecipientBody);
+/**
+ * An edit: every field of the form is sent, so a blank e-mail or reference clears it and the
+ * "active" box sets the status; judged by the API's PATCH body.
+ */
+const recipientEditBody = updateRecipientBody.extend({ id: z.uuid() });
+export const recipientEditForm = formSchema(
+  z
+    .object({
+      id: z.uuid({ error: "errors.required" }),
+      name: z.string({ error: "errors.required" }),
+      // Blank: the key stays (the form shows the current one masked, as every view does).
+      pixKey: z.string().optional(),
+      email: z.string().optional(),
+      reference: z.string().optional(),
+      active: ticked,
+    })
+    .transform(({ active, ...f }): z.input<typeof recipientEditBody> => ({
+      id: f.id,
+      name: f.name,
+      ...(f.pixKey ? { pixKey: f.pixKey } : {}),
+      email: f.email ?? null,
+      reference: f.reference ?? null,
+      status: active === "on" ? "ACTIVE" : "DISABLED",
+    }))
+    .pipe(recipientEditBody),
+);
+/** Paying a recipient out: blank amount = its whole balance, as the API's body has it. */
+export const recipientPayoutForm = formSchema(
+  recipientPayoutBody.extend({ id: z.uuid({ error: "errors.required" }) }),
+  {
+    decimal: DECIMAL_FIELDS,
+  },
 );

@@ -5,5 +5,11 @@
 // docs/security.md lists the same moves; money-moves.test.ts checks that every dashboard action that
 // calls a money-moving service declares one.
 
-export const MONEY_MOVES = ["withdrawal.pix", "withdrawal.onchain", "refund", "unapplied.return"] as const;
+export const MONEY_MOVES = [
+  "withdrawal.pix",
+  "withdrawal.onchain",
+  "refund",
+  "unapplied.return",
+  "recipient.payout",
+] as const;
 export type MoneyMove = (typeof MONEY_MOVES)[number];

@@ -20,6 +20,8 @@ export const PERMISSIONS = [
   "team.manage",
   "team.manageOwners",
   "audit.view",
+  // Adding and editing split recipients ("recebedores"); paying one out is withdrawals.create.
+  "recipients.manage",
   // Contesting a MED infraction: a statement to the PSP made once, on the merchant's behalf.
   "disputes.defend",
 ] as const;
@@ -36,7 +38,7 @@ const OWNERS_ONLY: readonly Permission[] = [
 const GRANTS: Record<UserRole, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS.filter((p) => !OWNERS_ONLY.includes(p)),
-  finance: ["orders.create", "refunds.create", "withdrawals.create"],
+  finance: ["orders.create", "refunds.create", "withdrawals.create", "recipients.manage"],
   developer: ["orders.create", "apiKeys.manage", "webhooks.manage"],
   viewer: [],
 };

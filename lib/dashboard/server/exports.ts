@@ -1,7 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { readDb } from "@/db/replica";
-import type { Withdrawal } from "@/db/schema";
+import { and, asc, eq, inArray, or } from "drizzle-orm";
+import type { Executor } from "@/db";
+import { orderSplits, recipients, type Withdrawal } from "@/db/schema";
 import { CSV_FORMATS, csvStream, type CsvColumn, type CsvFormat } from "@/lib/csv";
 import { networkName } from "@/lib/chain/network-names";
 import { displayStatus } from "@/lib/dashboard/status";
@@ -123,7 +125,47 @@ function statementColumns(t: Translator, format: CsvFormat, locale: Locale): Csv
   ];
 }
 
-function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRow>[] {
+/**
+ * Each page's orders with their split written out, "name: 30.00 CREDITED; …" (BRL with a point, the
+ * part's state as the API names it), from one query per page; "" for an order without one.
+ */
+async function* withSplits(
+  ex: Executor,
+  merchantId: string,
+  pages: AsyncGenerator<OrderExportRow[]>,
+): AsyncGenerator<OrderExportRow[]> {
+  for await (const page of pages) {
+    const ids = page.map((r) => r.id);
+    const rows =
+      ids.length === 0
+        ? []
+        : await ex
+            .select({
+              orderId: orderSplits.orderId,
+              onchainOrderId: orderSplits.onchainOrderId,
+              name: recipients.name,
+              value: orderSplits.valueCentavos,
+              status: orderSplits.status,
+            })
+            .from(orderSplits)
+            .innerJoin(recipients, eq(recipients.id, orderSplits.recipientId))
+            .where(
+              and(
+                eq(orderSplits.merchantId, merchantId),
+                or(inArray(orderSplits.orderId, ids), inArray(orderSplits.onchainOrderId, ids)),
+              ),
+            )
+            .orderBy(asc(orderSplits.position));
+    const byOrder = new Map<string, string[]>();
+    for (const p of rows) {
+      const id = (p.orderId ?? p.onchainOrderId)!;
+      byOrder.set(id, [...(byOrder.get(id) ?? []), `${p.name}: ${(p.value / 100).toFixed(2)} ${p.status}`]);
+    }
+    yield page.map((r) => ({ ...r, splits: byOrder.get(r.id)?.join("; ") ?? "" }));
+  }
+}
+
+function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRow & { splits?: string }>[] {
   const c = codes(t, format);
   const ref = (r: OrderExportRow, ...keys: string[]) => text(keys.map((k) => r.reference[k]).find(Boolean));
   return [
@@ -149,6 +191,7 @@ function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRo
     { header: t("export.col.address"), value: (r) => text(r.address) },
     { header: t("export.col.txHashes"), value: (r) => text(r.txHashes) },
     { header: t("export.col.metadata"), value: (r) => metadataCell(r.metadata, format) },
+    { header: t("export.col.splits"), value: (r) => text(r.splits ?? null) },
   ];
 }
 
@@ -243,7 +286,11 @@ export function exportStream(
         q.format,
       );
     case "orders":
-      return csvStream(orderExportPages(ex, range, pageSize), orderColumns(t, q.format), q.format);
+      return csvStream(
+        withSplits(ex, merchantId, orderExportPages(ex, range, pageSize)),
+        orderColumns(t, q.format),
+        q.format,
+      );
     case "withdrawals":
       return csvStream(withdrawalPages(ex, range, pageSize), withdrawalColumns(t, q.format), q.format);
     case "subscriptions":

@@ -1,6 +1,8 @@
 import "server-only";
 import { db } from "@/db";
-import type { Order } from "@/db/schema";
+import { and, eq, inArray } from "drizzle-orm";
+import { recipients, type Order } from "@/db/schema";
+import { splitsOf, splitViews, type SplitOwner } from "@/lib/splits/service";
 import { transfersOf } from "@/lib/chain/transfers";
 import { overLightning } from "@/lib/crypto-pix/kinds";
 import { invoiceOf } from "@/lib/crypto-pix/queries";
@@ -19,6 +21,7 @@ import {
   transferLine,
   type OrderBase,
   type OrderDetail,
+  type SplitLine,
 } from "@/lib/dashboard/order-views";
 import { unappliedLines } from "./unapplied";
 
@@ -32,11 +35,20 @@ export type { OrderDetail };
 async function loadOrder(
   merchantId: string,
   id: string,
-): Promise<(OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied">) | null> {
+): Promise<
+  (OrderBase & Pick<OrderDetail, "transfers" | "refunds" | "refundable" | "unapplied"> & { split: SplitSource }) | null
+> {
   const found = await findAnyOrder(merchantId, id);
   if (!found) return null;
-  if (found.kind === "order")
-    return { ...fromOrder(found.order), transfers: [], ...(await refundsOf(found.order)), unapplied: [] };
+  if (found.kind === "order") {
+    const o = found.order;
+    const split = {
+      owner: { orderId: o.id },
+      count: o.splitCount,
+      unpaidFinal: o.status === "CANCELLED" || o.status === "FAILED",
+    };
+    return { ...fromOrder(o), transfers: [], ...(await refundsOf(o)), unapplied: [], split };
+  }
   const order = found.order;
   const rows = await transfersOf(db(), order.id);
   const transfers = rows.map((t) => transferLine(t, order));
@@ -47,9 +59,44 @@ async function loadOrder(
       refunds: [],
       refundable: null,
       unapplied: await unappliedLines(found.order, rows),
+      split: {
+        owner: { onchainOrderId: found.order.id },
+        count: found.order.splitCount,
+        unpaidFinal: found.order.status === "FAILED",
+      },
     };
   const invoice = overLightning(found.order) ? await invoiceOf(db(), found.order.id) : undefined;
-  return { ...fromCryptoPix(found.order, invoice), transfers, refunds: [], refundable: null, unapplied: [] };
+  return {
+    ...fromCryptoPix(found.order, invoice),
+    transfers,
+    refunds: [],
+    refundable: null,
+    unapplied: [],
+    split: { owner: { orderId: found.order.id }, count: 0, unpaidFinal: false },
+  };
+}
+
+/** Where an order's split is kept (lib/splits/service.ts), how many parts it has, and whether it ended unpaid. */
+type SplitSource = { owner: SplitOwner; count: number; unpaidFinal: boolean };
+
+/** The split's parts as the API shows them, each with its recipient's name (the merchant's own recipients only). */
+async function splitLines(merchantId: string, src: SplitSource): Promise<SplitLine[]> {
+  const rows = await splitsOf(db(), src.owner, src.count);
+  if (rows.length === 0) return [];
+  const names = await db()
+    .select({ id: recipients.id, name: recipients.name })
+    .from(recipients)
+    .where(
+      and(
+        eq(recipients.merchantId, merchantId),
+        inArray(
+          recipients.id,
+          rows.map((r) => r.recipientId),
+        ),
+      ),
+    );
+  const nameOf = new Map(names.map((n) => [n.id, n.name]));
+  return splitViews(rows, src.unpaidFinal).map((v) => ({ ...v, recipientName: nameOf.get(v.recipientId) ?? "—" }));
 }
 
 /**
@@ -82,9 +129,14 @@ export async function getOrderDetail(merchantId: string, id: string): Promise<Or
     subjectEvents(db(), merchantId, base.id),
     subjectDeliveries(db(), merchantId, base.id),
   ]);
-  const disputes = base.kind === "pix" ? await disputesOfOrder(base.id) : [];
+  const [disputes, splits] = await Promise.all([
+    base.kind === "pix" ? disputesOfOrder(base.id) : [],
+    splitLines(merchantId, base.split),
+  ]);
+  const { split: _split, ...rest } = base;
   return {
-    ...base,
+    ...rest,
+    splits,
     disputes: disputes.map((d) => ({
       id: d.id,
       valueCentavos: d.valueCentavos,

@@ -11,6 +11,7 @@ import { liveNetworks } from "@/lib/chain/config";
 import { ASSETS, NETWORKS, tokenFor, type Asset, type Network } from "@/lib/chain/tokens";
 import { minimumDeposit } from "@/lib/chain/networks";
 import { CRYPTO_PIX_NETWORKS } from "@/lib/crypto-pix/schemas";
+import { splitChoices } from "@/lib/dashboard/server/recipients";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getI18n()).t("newOrder.title") };
@@ -42,7 +43,7 @@ async function hintRates(symbols: readonly (Asset | "BTC")[]): Promise<Record<st
 }
 
 export default async function NewOrderPage({ searchParams }: { searchParams: Promise<{ kind?: string }> }) {
-  await requirePermission("orders.create");
+  const { merchant } = await requirePermission("orders.create");
   const { t } = await getI18n();
   const requested = (await searchParams).kind;
   // Live mode offers only the rails this server has (docs/api.md#live-mode-rails).
@@ -76,6 +77,7 @@ export default async function NewOrderPage({ searchParams }: { searchParams: Pro
           cryptoPixAssets: cryptoPixAssets(),
           // The service refuses a Crypto-PIX whose crypto comes to less than the network's minimum, in token units.
           minimums: Object.fromEntries(CRYPTO_PIX_NETWORKS.map((n) => [n, minimumDeposit(n)])),
+          recipients: await splitChoices(merchant.id),
         }}
       />
     </>

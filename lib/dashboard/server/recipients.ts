@@ -1,0 +1,104 @@
+import "server-only";
+import { and, desc, eq, ilike, or, sql } from "drizzle-orm";
+import { db } from "@/db";
+import { recipientPayouts, recipients } from "@/db/schema";
+import { env } from "@/lib/env";
+import { NotFound } from "@/lib/errors";
+import { keyHolds } from "@/lib/recipients/key-hold";
+import type { RecipientPayoutView, RecipientView, StatementView } from "@/lib/recipients/schemas";
+import { getRecipient, listRecipients, recipientStatement } from "@/lib/recipients/service";
+import { recipientPayoutView, recipientView } from "@/lib/recipients/views";
+
+// The dashboard's recipients: the API's own views (lib/recipients), the list paged as
+// GET /api/v1/recipients pages it or searched by name, document or reference; one recipient with its
+// statement and its latest payouts.
+
+export type RecipientDetail = {
+  recipient: RecipientView;
+  statement: StatementView;
+  payouts: RecipientPayoutView[];
+  holdHours: number;
+};
+
+const SEARCH_LIMIT = 50;
+
+export function dashboardRecipientsQuery(raw: Record<string, string | undefined>) {
+  const q = raw.q?.trim().slice(0, 100) || undefined;
+  const cursor = raw.cursor && raw.cursor.length <= 200 ? raw.cursor : undefined;
+  return { q, cursor, limit: 20 };
+}
+
+/** `%` and `_` typed by the merchant are searched for as themselves. */
+const likeText = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The merchant's recipients whose name or reference contains `q`, or whose CPF/CNPJ starts with its
+ * digits; newest first, at most SEARCH_LIMIT (a search is read, not paged).
+ */
+async function searchRecipients(merchantId: string, q: string): Promise<RecipientView[]> {
+  const digits = q.replace(/[.\-/\s]/g, "");
+  const rows = await db()
+    .select()
+    .from(recipients)
+    .where(
+      and(
+        eq(recipients.merchantId, merchantId),
+        or(
+          ilike(recipients.name, likeText(q)),
+          ilike(recipients.reference, likeText(q)),
+          /^\d{3,14}$/.test(digits) ? sql`${recipients.document} like ${`${digits}%`}` : undefined,
+        ),
+      ),
+    )
+    .orderBy(desc(recipients.createdAt), desc(recipients.id))
+    .limit(SEARCH_LIMIT);
+  const holds = await keyHolds(
+    db(),
+    merchantId,
+    rows.map((r) => r.pixKey),
+  );
+  return rows.map((r) => recipientView(r, holds.get(r.pixKey) ?? null));
+}
+
+export async function listDashboardRecipients(
+  merchantId: string,
+  q: ReturnType<typeof dashboardRecipientsQuery>,
+): Promise<{ recipients: RecipientView[]; nextCursor: string | null }> {
+  if (q.q) return { recipients: await searchRecipients(merchantId, q.q), nextCursor: null };
+  try {
+    return await listRecipients(merchantId, { limit: q.limit, cursor: q.cursor });
+  } catch {
+    // A cursor that is not one of ours: the first page.
+    return listRecipients(merchantId, { limit: q.limit });
+  }
+}
+
+/** Every recipient of the merchant that a split may name (for the order form's picker), by name. */
+export async function splitChoices(merchantId: string): Promise<{ id: string; name: string }[]> {
+  return db()
+    .select({ id: recipients.id, name: recipients.name })
+    .from(recipients)
+    .where(and(eq(recipients.merchantId, merchantId), eq(recipients.status, "ACTIVE")))
+    .orderBy(recipients.name)
+    .limit(500);
+}
+
+/** One of the merchant's recipients with its statement, or null (another merchant's id answers like an unknown one). */
+export async function getRecipientDetail(merchantId: string, id: string): Promise<RecipientDetail | null> {
+  try {
+    const [recipient, statement] = await Promise.all([
+      getRecipient(merchantId, id),
+      recipientStatement(merchantId, id, { limit: 50 }),
+    ]);
+    const payouts = await db()
+      .select()
+      .from(recipientPayouts)
+      .where(and(eq(recipientPayouts.merchantId, merchantId), eq(recipientPayouts.recipientId, recipient.id)))
+      .orderBy(desc(recipientPayouts.createdAt), desc(recipientPayouts.id))
+      .limit(10);
+    return { recipient, statement, payouts: payouts.map(recipientPayoutView), holdHours: env().DESTINATION_HOLD_HOURS };
+  } catch (err) {
+    if (err instanceof NotFound) return null;
+    throw err;
+  }
+}
