@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
 import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
+import { createRecipientEndpoint } from "@/lib/recipients/endpoints";
 import { createSubscriptionEndpoint } from "@/lib/subscriptions/endpoints";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
@@ -243,6 +244,12 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
       body: createSubscriptionEndpoint.docs.requestExample,
     });
     real.id.push(subscription.body.subscription.id);
+    // A recipient, for /api/v1/recipients/{id} and its statement.
+    const recipient = await api("POST", "/api/v1/recipients", {
+      apiKey,
+      body: createRecipientEndpoint.docs.requestExample,
+    });
+    real.id.push(recipient.body.recipient.id);
     // A payment link, for /api/v1/payment-links/{id} and its public page by slug.
     const link = await api("POST", "/api/v1/payment-links", {
       apiKey,
