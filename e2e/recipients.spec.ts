@@ -48,7 +48,7 @@ for (const [size, viewport] of SIZES) {
     await page.getByLabel("Chave PIX para receber").fill("ana.vendedora@example.com");
     await submit(page, "Cadastrar recebedor");
     // A wrong check digit is told beside the field.
-    await expect(page.getByText("CPF ou CNPJ inválido: confira os números.")).toBeVisible();
+    await expect(page.getByText("CPF inválido (os dígitos verificadores não conferem)")).toBeVisible();
     await shot("recipient-new-error");
     await page.getByLabel("CPF ou CNPJ").fill("529.982.247-25");
     await page.getByRole("button", { name: "Cadastrar recebedor" }).click();

@@ -40,7 +40,8 @@ export const requiredText = (max = 200) =>
   z
     .string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") })
     .trim()
-    .min(1, "must not be empty")
+    // A pattern rather than a minimum length: the document then refuses "  " as the trimming server does.
+    .regex(/\S/, "must not be empty")
     .max(max, `must be at most ${max} characters`);
 
 export const cpfField = z

@@ -142,6 +142,7 @@ beforeAll(async () => {
   };
   real.set("/api/v1/payment-links/{id}/sales", await make("/api/v1/payment-links"));
   real.set("/api/v1/webhooks/{id}/deliveries", await make("/api/v1/webhooks"));
+  real.set("/api/v1/recipients/{id}/statement", await make("/api/v1/recipients"));
 });
 
 function credentials(e: Endpoint) {

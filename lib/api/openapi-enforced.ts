@@ -20,6 +20,8 @@ const TOKEN_AMOUNT_PATTERN = "^\\s*(?=[0-9.]*[1-9])0*[0-9]{1,15}(\\.[0-9]+)?\\s*
 const CPF_PATTERN = "^[.\\-\\s]*([0-9][.\\-\\s]*){11}$";
 /** CNPJ: 12 letters or digits and 2 check digits, punctuation ignored; the check digits are verified too. */
 const CNPJ_PATTERN = "^[./\\-\\s]*([0-9A-Za-z][./\\-\\s]*){12}([0-9][./\\-\\s]*){2}$";
+/** A recipient's document: a CPF's 11 or a numeric CNPJ's 14 digits, punctuation ignored; check digits verified too. */
+const DOCUMENT_PATTERN = "^[./\\-\\s]*(([0-9][./\\-\\s]*){11}|([0-9][./\\-\\s]*){14})$";
 const PHONE_PATTERN = "^[\\s().-]*\\+?[\\s().-]*([0-9][\\s().-]*){10,15}$";
 /** A calendar day written YYYY-MM-DD, from 1970 to 9999 (format `date` says the day exists). */
 const DAY_PATTERN = "^(19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}$";
@@ -52,6 +54,8 @@ export function enforcedInput(node: JsonSchema, property?: string): JsonSchema {
   if (node.type === "string" && !node.pattern) {
     if (property === "cpf") return { ...node, pattern: CPF_PATTERN, "x-format": "cpf (check digits verified)" };
     if (property === "cnpj") return { ...node, pattern: CNPJ_PATTERN, "x-format": "cnpj (check digits verified)" };
+    if (property === "document")
+      return { ...node, pattern: DOCUMENT_PATTERN, "x-format": "cpf or cnpj (check digits verified)" };
     // A payer's phone (lib/payment-links/schemas.ts): 10 to 15 digits, a leading +, spaces ( ) . - ignored.
     if (property === "phone") return { ...node, pattern: PHONE_PATTERN };
     if (DAY_PROPERTIES.has(property ?? "")) return { ...node, format: "date", pattern: DAY_PATTERN };

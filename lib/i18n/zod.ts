@@ -42,7 +42,7 @@ const API_MESSAGES: Rule[] = [
   [/^must be a whole number/, "errors.field.wholeNumber"],
   [/^must be at least 60 seconds$|^must be at most one year$/, "errors.field.expiresIn"],
   [/^must be a string$/, "errors.field.text"],
-  [/^must be a valid CPF \(11 digits\) or CNPJ/, "recipients.form.documentInvalid"],
+  [/^must be a CPF \(11 digits\) or CNPJ/, "recipients.form.documentInvalid"],
   [/^must be a PIX key: /, "recipients.form.pixKeyInvalid"],
   [/^must be a number/, "errors.field.number"],
 ];

@@ -64,7 +64,7 @@ export const createRecipientEndpoint = defineEndpoint({
     errors: [400, 409],
     errorExamples: {
       400: {
-        message: "Invalid request: document: must be a valid CPF (11 digits) or CNPJ (14 digits): check digits failed",
+        message: "Invalid request: document: is not a valid CPF",
       },
       409: { message: "A recipient with this document already exists" },
     },

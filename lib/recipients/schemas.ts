@@ -15,10 +15,15 @@ const document = z
   .transform((s, ctx) => {
     const digits = recipientDocument(s);
     if (!digits) {
-      ctx.addIssue({
-        code: "custom",
-        message: "must be a valid CPF (11 digits) or CNPJ (14 digits): check digits failed",
-      });
+      // The wording of lib/fields.ts's cpf and cnpj, which the dashboard translates (lib/i18n/zod.ts).
+      const length = s.replace(/[.\-/\s]/g, "").length;
+      const message =
+        length === 11
+          ? "is not a valid CPF"
+          : length === 14
+            ? "is not a valid CNPJ"
+            : "must be a CPF (11 digits) or CNPJ (14 digits)";
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
     }
     return digits;

@@ -17639,7 +17639,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Invalid request: document: must be a valid CPF (11 digits) or CNPJ (14 digits): check digits failed",
+                     *       "message": "Invalid request: document: is not a valid CPF",
                      *       "code": "validation_failed",
                      *       "fields": [
                      *         {
