@@ -301,7 +301,8 @@ export function NewOrderForm({
           ) : null}
           {kind !== "crypto_pix" ? (
             <SplitParts
-              key={answers}
+              // Its own key: a sibling sharing the pickers' key makes React duplicate them on re-render.
+              key={`split-${answers}`}
               recipients={setup.recipients}
               orderValue={orderValue}
               values={values}
