@@ -81,6 +81,7 @@ const ops = {
   createSubscription: call("postSubscriptions", "POST", "/api/v1/subscriptions"),
   listSubscriptions: call("getSubscriptions", "GET", "/api/v1/subscriptions"),
   getSubscription: call("getSubscriptionsId", "GET", "/api/v1/subscriptions/{id}"),
+  updateSubscription: call("patchSubscriptionsId", "PATCH", "/api/v1/subscriptions/{id}", "safe"),
   cancelSubscription: call("postSubscriptionsIdCancel", "POST", "/api/v1/subscriptions/{id}/cancel"),
   payCryptoPix: call("postCryptoPixOnchainPay", "POST", "/api/v1/crypto-pix/onchain/pay"),
   getCryptoPix: call("getCryptoPixOrderId", "GET", "/api/v1/crypto-pix/order/{id}"),
@@ -192,6 +193,9 @@ export class PixCrypto {
         );
         return { items: page.subscriptions, nextCursor: page.nextCursor };
       }),
+    /** PATCH /subscriptions/{id}: a VARIABLE amount's new value for the cycles recorded from now on (409 for FIXED). */
+    update: (id: string, body: BodyOf<"patchSubscriptionsId">, opts?: RequestOptions) =>
+      ops.updateSubscription(this.transport, { params: { id }, body }, opts),
     /** POST /subscriptions/{id}/cancel: at the PSP first; no further cycle is charged (409 once ended). */
     cancel: (id: string, opts?: RequestOptions) => ops.cancelSubscription(this.transport, { params: { id } }, opts),
   };

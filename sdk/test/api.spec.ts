@@ -147,6 +147,19 @@ test("subscriptions: created, authorised and paid at once, a cycle charged by th
     other.id,
     subscription.id,
   ]);
+  // A variable amount changes for the cycles to come; a fixed one is part of the payer's authorisation.
+  const variable = (
+    await client.subscriptions.create({
+      ...terms,
+      journey: "JORNADA_2",
+      amount: { type: "VARIABLE", value: 120, minimum: 50 },
+    })
+  ).subscription;
+  const changed = await client.subscriptions.update(variable.id, { amount: { value: 135.5 } });
+  expect(changed.subscription.amount).toEqual({ type: "VARIABLE", value: 135.5, minimum: 50 });
+  await expect(client.subscriptions.update(subscription.id, { amount: { value: 60 } })).rejects.toMatchObject({
+    status: 409,
+  });
 });
 
 test("recipients: created, listed, edited (a new key is held), their statement read, an uncovered payout refused", async ({
