@@ -21,13 +21,19 @@ type QueueOptions = Omit<Queue, "name">;
 // SUPERVISE_SECONDS. A failed job is retried by its queue's policy; the sweep, with no retries, is
 // started again by the next tick once the instances know its key is no longer active: a stately
 // queue's fetch skips keys its cached queue stats list as active, and those stats are recomputed by
-// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 2 s plus
-// one poll. With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
+// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 4 s plus
+// one tick (./wakes.ts). With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
 // cache) a dead instance's sweep blocked every instance's sweeps for minutes. pg-boss refuses
 // heartbeats under 10 s.
 const HEARTBEAT_SECONDS = 10;
 const SUPERVISE_SECONDS = 3;
-const QUEUE_CACHE_SECONDS = 2;
+const QUEUE_CACHE_SECONDS = 4;
+// The rest of pg-boss's background passes cost a statement or two each time they look, busy or not:
+// flows (job dependencies, which nothing here uses) are looked at every 10 minutes instead of 5 s; the
+// durable schedules' jobs (a backstop for the ticks) are fetched every 30 s instead of 5; and its
+// autovacuum monitor, whose warnings this process never read, is off.
+const FLOW_SECONDS = 600;
+const CRON_WORKER_SECONDS = 30;
 // Workers are woken by NOTIFY (a job that can start now) and by this instance's own wake-ups (./wakes.ts:
 // a job that starts later, a retry, a tick); they poll the queue only this often, in case a wake-up was
 // lost with the instance that would have sent it. While the LISTEN connection is down they poll at
@@ -140,6 +146,9 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     queueCacheIntervalSeconds: QUEUE_CACHE_SECONDS,
+    flowIntervalSeconds: FLOW_SECONDS,
+    cronWorkerIntervalSeconds: CRON_WORKER_SECONDS,
+    monitorVacuum: false,
   });
   boss.on("warning", (w: { message: string; data?: { type?: string } }) => {
     if (w.data?.type === "listen_notify_unavailable") log.warn("job queue without NOTIFY; polling", { reason: w.message });
