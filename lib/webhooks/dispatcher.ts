@@ -1,14 +1,12 @@
 import { getPool } from "@/db";
 import { listen } from "@/db/notifications";
-import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
-import { claimDue } from "./claims";
+import { claimDue, msUntilNextDue } from "./claims";
 import { EndpointConcurrency } from "./concurrency";
 import { deliverClaimed, type ClaimedDelivery } from "./deliver";
 import { DISPATCH_CHANNEL } from "./fanout";
 import { observeAttempt } from "./metrics";
-import { retryDelaySeconds } from "./schedule";
 import { sealPlainSecrets } from "./secrets";
 
 // The dispatcher: claims due deliveries (./claims.ts) and sends them, in every jobs-enabled process.
@@ -19,11 +17,11 @@ import { sealPlainSecrets } from "./secrets";
 // recordEvent's transaction (it would exist before, or without, the commit). Instead the fan-out
 // issues pg_notify in the event's own transaction (delivered at commit, never for a rollback) and each
 // dispatcher LISTENs: a delivery is claimed milliseconds after the commit. Each finished attempt wakes
-// the loop too, so a backlog drains as fast as the receivers answer (./concurrency.ts), and a retry
-// this dispatcher scheduled wakes it when it falls due. Otherwise it sleeps: a re-LISTEN after a lost
-// connection claims at once (notifications may have been missed), and a 30 s safety poll takes what
-// nothing here announces, the retries and expired leases of a dispatcher that died. (A 250 ms poll
-// was four claims a second on an idle instance.)
+// the loop too, so a backlog drains as fast as the receivers answer (./concurrency.ts). A claim that
+// finds nothing reads when the next pending delivery falls due (a retry, the lease of a dispatcher that
+// died) and the loop sleeps until then, at most 30 s; a re-LISTEN after a lost connection claims at
+// once (notifications may have been missed). (A 250 ms poll was four claims a second on an idle
+// instance.)
 
 const MAX_IN_FLIGHT = 64;
 const SAFETY_POLL_MS = 30_000;
@@ -37,8 +35,6 @@ class Dispatcher {
   private readonly concurrency = new EndpointConcurrency();
   /** Set when work may be waiting (a notification, a freed slot) so the loop skips its sleep. */
   private poked = false;
-  /** When the retries this dispatcher scheduled fall due (ms, performance.now()), earliest first. */
-  private readonly retriesDue: number[] = [];
   private wake: (() => void) | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private loop: Promise<void> = Promise.resolve();
@@ -78,12 +74,17 @@ class Dispatcher {
   private async run(): Promise<void> {
     while (this.running) {
       this.poked = false;
-      // Whatever is due now is claimed now.
-      const now = performance.now();
-      while (this.retriesDue.length > 0 && this.retriesDue[0] <= now) this.retriesDue.shift();
       const free = MAX_IN_FLIGHT - this.inFlight.size;
+      let sleepMs = SAFETY_POLL_MS;
       try {
-        for (const c of await claimDue(free, this.freeSlots())) this.launch(c);
+        const claimed = await claimDue(free, this.freeSlots());
+        for (const c of claimed) this.launch(c);
+        // Nothing due: sleep until something is (a finished attempt or a NOTIFY wakes the loop sooner).
+        // A due row not claimed (held back behind an earlier event in flight) waits for that attempt's end.
+        if (claimed.length === 0 && !this.poked) {
+          const ms = await msUntilNextDue();
+          if (ms !== null) sleepMs = ms > 0 ? ms + 10 : this.inFlight.size > 0 ? SAFETY_POLL_MS : ERROR_BACKOFF_MS;
+        }
       } catch (err) {
         if (!this.running) break;
         log.error("webhook claim failed", { err });
@@ -92,8 +93,7 @@ class Dispatcher {
         continue;
       }
       if (!this.running) break;
-      const nextRetry = this.retriesDue.length > 0 ? this.retriesDue[0] - performance.now() : SAFETY_POLL_MS;
-      await this.sleep(Math.max(0, Math.min(nextRetry, SAFETY_POLL_MS)));
+      await this.sleep(Math.min(sleepMs, SAFETY_POLL_MS));
     }
   }
 
@@ -105,16 +105,6 @@ class Dispatcher {
     const free = new Map(this.concurrency.learned());
     for (const [id, busy] of this.perEndpoint) free.set(id, this.concurrency.limit(id) - busy);
     return free;
-  }
-
-  /** The delivery's next attempt, written by deliverClaimed, is `retryDelaySeconds` after its write. */
-  private retryLater(c: ClaimedDelivery): void {
-    const seconds = retryDelaySeconds(c.attempts + 1, env().WEBHOOK_RETRY_BASE_SECONDS);
-    if (seconds === null) return;
-    const at = performance.now() + seconds * 1000;
-    let i = this.retriesDue.length;
-    while (i > 0 && this.retriesDue[i - 1] > at) i--;
-    this.retriesDue.splice(i, 0, at);
   }
 
   private launch(c: ClaimedDelivery): void {
@@ -129,7 +119,6 @@ class Dispatcher {
           busy: this.perEndpoint.get(c.endpointId) ?? 1,
         });
         observeAttempt(outcome, durationMs / 1000, c.event, c.redelivery);
-        if (outcome === "retry") this.retryLater(c);
         log.debug("webhook attempt", { deliveryId: c.id, eventId: c.event.id, attempt: c.attempts + 1, outcome });
       })
       .catch((err: unknown) => log.error("webhook delivery failed; retried after its lease", { deliveryId: c.id, err }))
