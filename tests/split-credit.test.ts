@@ -16,7 +16,8 @@ import { applyPixReturns } from "@/lib/med/returns";
 import { expireDeposits } from "@/lib/onchain/service";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { applyProviderPayment } from "@/lib/orders/provider-payments";
-import { completeOrder } from "@/lib/orders/service";
+import { completeOrder, expireOrders } from "@/lib/orders/service";
+import { markCancelled } from "@/lib/orders/queries";
 import { api, seedMerchant } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { recipientBalanceMatchesLedger, seedRecipient } from "./support/recipients";
@@ -138,6 +139,51 @@ describe("POST /api/v1/order/create/pix with splits", () => {
       .from(recipientLedgerEntries)
       .where(eq(recipientLedgerEntries.merchantId, s.merchant.id));
     expect(entries).toHaveLength(2);
+  });
+});
+
+describe("a split order paid after it was cancelled", () => {
+  async function splitOrder(s: Awaited<ReturnType<typeof sellerWithRecipients>>) {
+    const created = await create(s.apiKey, "/api/v1/order/create/pix", {
+      value: 50,
+      expiresIn: 600,
+      splits: [{ recipientId: s.recipients[0].id, value: 10 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const [row] = await db().select().from(orders).where(eq(orders.id, created.body.pixOrder._id));
+    return row;
+  }
+  const pixFor = (row: { txid: string | null }, paidAt: Date) => ({
+    endToEndId: `E${randomUUID().replace(/-/g, "").slice(0, 31)}`,
+    txid: row.txid,
+    valueCentavos: 5000,
+    paidAt,
+    chave: env().PIX_RECEIVER_KEY,
+  });
+
+  it("paid before its expiry, reported after the sweep cancelled it: the parts are credited once", async () => {
+    const s = await sellerWithRecipients(1);
+    const row = await splitOrder(s);
+    await markCancelled(db(), [row.id]);
+    const pix = pixFor(row, new Date());
+    await Promise.all([applyReceivedPix(pix, "notification"), applyReceivedPix(pix, "poll")]);
+    await expectBooks(s, 4000, [1000]);
+    expect(await creditEvents(row.id)).toHaveLength(1);
+    expect((await partsOf("orderId", row.id)).map((p) => p.status)).toEqual(["CREDITED"]);
+  });
+
+  it("paid after its expiry: the PIX is kept unapplied and no part is credited", async () => {
+    const s = await sellerWithRecipients(1);
+    const row = await splitOrder(s);
+    await db().execute(sql`update orders set expires_at = now() - interval '1 minute' where id = ${row.id}`);
+    await expireOrders([row.id]);
+    const outcome = await applyReceivedPix(pixFor(row, new Date()), "notification");
+    expect(outcome).toMatchObject({ duplicate: false, applied: false });
+    await expectBooks(s, 0, [0]);
+    expect(await creditEvents(row.id)).toHaveLength(0);
+    const looked = await api("GET", `/api/v1/order/${row.id}`, { apiKey: s.apiKey });
+    expect(looked.body.order.status).toBe("CANCELLED");
+    expect(looked.body.order.splits.map((p: { status: string }) => p.status)).not.toContain("CREDITED");
   });
 });
 
