@@ -278,6 +278,8 @@ describe("Pix Automático on two instances, one SIGKILLed while a cycle's charge
         await stop(other, "SIGTERM");
         expect(live).toEqual([restarted]);
       }
+      // Cycle 2's notices are lost: only the sweep, which the dead instance held, can take the charge over.
+      psp.faults.dropNotifications = n === 2;
       // Seven days before: inside the document's window, the sweep records the cycle and sends it.
       await at(addDays(due, -7));
       if (n === 2) {
@@ -288,6 +290,11 @@ describe("Pix Automático on two instances, one SIGKILLed while a cycle's charge
           Boolean,
         );
         const txid = victim!.lines.find((l) => l.startsWith("charge-in-flight "))!.split(" ")[1];
+        // It dies inside the sweep: pg-boss still has that sweep active, with nobody left to finish it.
+        const held = await db().execute<{ n: number }>(
+          sql`select count(*)::int as n from pgboss.job where name = 'sweep' and state = 'active'`,
+        );
+        expect([...held][0].n).toBe(1);
         await stop(victim!, "SIGKILL");
         const stuck = (await cycleOf(subId, 2))!;
         expect(stuck).toMatchObject({ status: "CREATING", txid });
@@ -296,6 +303,7 @@ describe("Pix Automático on two instances, one SIGKILLed while a cycle's charge
         restarted = await startInstance(victim!.name, victim!.name === "subs-a" ? { NOTICE_URL: notices } : {});
         const bootMs = Date.now() - killedAt;
         await until("cycle 2 SCHEDULED after the kill", () => cycleOf(subId, 2), (c) => c?.status === "SCHEDULED", TAKEOVER_MS);
+        psp.faults.dropNotifications = false;
         console.log(`restarted ${victim!.name} ready ${bootMs} ms after SIGKILL; cycle 2 taken over after ${Date.now() - killedAt} ms`);
       }
       const sent = await until(`cycle ${n} SCHEDULED`, () => cycleOf(subId, n), (c) => c?.status === "SCHEDULED");
