@@ -23,6 +23,7 @@ const serial = [
   "tests/graceful-shutdown.test.ts",
   "tests/instance-takeover.test.ts",
   "tests/postgres-hosts.test.ts",
+  "tests/subscriptions-instances.test.ts",
 ];
 
 const api = {
