@@ -140,10 +140,11 @@ export async function msUntilNextDue(): Promise<number | null> {
               order by d.endpoint_id limit 1)
       from pending where pending.endpoint_id is not null
     )
-    select greatest(0, extract(epoch from min(
+    select (extract(epoch from min(
              (select d.next_attempt_at from webhook_deliveries d
               where d.endpoint_id = pending.endpoint_id and d.status = 'pending'
               order by d.next_attempt_at limit 1)) - now()) * 1000)::float8 as ms
     from pending where pending.endpoint_id is not null`);
-  return row?.ms ?? null;
+  // No pending row: null (greatest() in SQL would have made it 0, "due now").
+  return row?.ms == null ? null : Math.max(0, row.ms);
 }
