@@ -151,7 +151,8 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     monitorVacuum: false,
   });
   boss.on("warning", (w: { message: string; data?: { type?: string } }) => {
-    if (w.data?.type === "listen_notify_unavailable") log.warn("job queue without NOTIFY; polling", { reason: w.message });
+    if (w.data?.type === "listen_notify_unavailable")
+      log.warn("job queue without NOTIFY; polling", { reason: w.message });
   });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).
@@ -191,7 +192,11 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     const workId = await boss.work<object, unknown, typeof options>(w.queue.name, options, async (jobs) => {
       const outcomes = await Promise.allSettled(jobs.map((job) => w.work(job.data)));
       // A failed job with retries left comes back later, announced by nothing: its retry is woken.
-      if (retries) wakes.afterFailures(w.queue.name, jobs.filter((_, i) => outcomes[i].status === "rejected").map((j) => j.id));
+      if (retries)
+        wakes.afterFailures(
+          w.queue.name,
+          jobs.filter((_, i) => outcomes[i].status === "rejected").map((j) => j.id),
+        );
       return jobs.map((job, i) => {
         const outcome = outcomes[i];
         if (outcome.status === "fulfilled") return { id: job.id, status: "completed" as const };

@@ -98,7 +98,13 @@ async function main() {
     const res = await fetch(`${base}/api/v1/admin/merchants`, {
       method: "POST",
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ companyName: "Loja RSS", pixKey: "52998224725", email, password: PASSWORD, openingBalance: 100000 }),
+      body: JSON.stringify({
+        companyName: "Loja RSS",
+        pixKey: "52998224725",
+        email,
+        password: PASSWORD,
+        openingBalance: 100000,
+      }),
     });
     if (res.status !== 201) throw new Error(`merchant: ${res.status} ${await res.text()}`);
     const { apiKey } = (await res.json()) as { apiKey: string };

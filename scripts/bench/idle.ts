@@ -132,9 +132,7 @@ async function sampleStatements(root: postgres.Sql, db: string, until: number): 
     await sleep(10);
   }
   const seconds = (Date.now() - started) / 1000;
-  return Object.fromEntries(
-    [...counts].sort((a, b) => b[1] - a[1]).map(([k, c]) => [k, +(c / seconds).toFixed(2)]),
-  );
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([k, c]) => [k, +(c / seconds).toFixed(2)]));
 }
 
 async function round(appDir: string, admin: string, n: number) {
