@@ -402,7 +402,7 @@ describe("hot statements' generic plans", () => {
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
-    const { claimDue } = await import("@/lib/webhooks/claims");
+    const { claimDue, msUntilNextDue } = await import("@/lib/webhooks/claims");
     const { postRecipientEntry } = await import("@/lib/recipients/ledger");
     const { randomUUID } = await import("node:crypto");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
@@ -535,6 +535,7 @@ describe("hot statements' generic plans", () => {
     await during("export withdrawals", () => first(withdrawalPages(db(), { merchantId: merchant.id })));
     await during("sweep", () => runSweep());
     await during("webhook claims", () => claimDue(10));
+    await during("webhook next due", () => msUntilNextDue());
     await during("key usage", () => flushKeyUsage());
     const empty = await wrongPlans("empty tables");
     progress("inserting 200,000 rows without ANALYZE");

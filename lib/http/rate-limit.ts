@@ -186,6 +186,11 @@ export class SharedRateLimiter {
       if (count.window !== current) this.counts.delete(key);
       else if (count.pending > 0) batch.push({ key, count, sent: count.pending });
     }
+    if (this.counts.size === 0 && this.timer) {
+      // Nothing counted this minute: the timer sleeps until the next request (take() starts it again).
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
     if (batch.length === 0) return;
     // One lock order for every instance's statement, so two batches never deadlock on each other's rows.
     batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

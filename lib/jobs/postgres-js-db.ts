@@ -46,12 +46,20 @@ export const pgBossClientOptions = {
 } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
 
 /**
+ * How pg-boss hears its NOTIFY (a job that can start now was created): the process's one LISTEN
+ * connection (db/notifications.ts). `onReconnect` after every LISTEN, so missed notifications are
+ * made up for by a fetch.
+ */
+export type JobListen = NonNullable<IDatabase["listen"]>;
+
+/**
  * pg-boss's database on a postgres.js client opened with `pgBossClientOptions`, reaching PostgreSQL
  * itself: pg-boss takes transaction-scoped advisory locks and, in its scripts, keeps a transaction
  * across statements.
  */
-export function postgresJsDatabase(sql: postgres.Sql): IDatabase {
+export function postgresJsDatabase(sql: postgres.Sql, listen?: JobListen): IDatabase {
   return {
+    ...(listen ? { listen } : {}),
     async executeSql(text, values) {
       if (!STARTS_TRANSACTION.test(text)) return { rows: rowsOf(await run(sql, text, values)) };
       // A script that fails half-way leaves its session in the aborted transaction: on a shared

@@ -1,10 +1,12 @@
 import { PgBoss, type Queue } from "pg-boss";
 import postgres from "postgres";
-import { connectionOptions, directDatabaseUrl } from "@/db";
+import { connectionOptions, directDatabaseUrl, getPool } from "@/db";
+import { listen } from "@/db/notifications";
 import { env, type Env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
 import { pgBossClientOptions, postgresJsDatabase } from "./postgres-js-db";
+import { Wakes } from "./wakes";
 
 // Background work runs on pg-boss, a job queue inside the same PostgreSQL: jobs survive restarts,
 // each is taken by one worker across all instances, and failures retry with backoff. This module
@@ -19,13 +21,26 @@ type QueueOptions = Omit<Queue, "name">;
 // SUPERVISE_SECONDS. A failed job is retried by its queue's policy; the sweep, with no retries, is
 // started again by the next tick once the instances know its key is no longer active: a stately
 // queue's fetch skips keys its cached queue stats list as active, and those stats are recomputed by
-// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 2 s plus
-// one poll. With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
+// the next supervisor pass and re-read every QUEUE_CACHE_SECONDS. Worst case 10 + 3 + 3 + 4 s plus
+// one tick (./wakes.ts). With pg-boss's defaults (no heartbeat, expiry after expireInSeconds, 60 s passes and
 // cache) a dead instance's sweep blocked every instance's sweeps for minutes. pg-boss refuses
 // heartbeats under 10 s.
 const HEARTBEAT_SECONDS = 10;
 const SUPERVISE_SECONDS = 3;
-const QUEUE_CACHE_SECONDS = 2;
+const QUEUE_CACHE_SECONDS = 4;
+// The rest of pg-boss's background passes cost a statement or two each time they look, busy or not:
+// flows (job dependencies, which nothing here uses) are looked at every 10 minutes instead of 5 s; the
+// durable schedules' jobs (a backstop for the ticks) are fetched every 30 s instead of 5; and its
+// autovacuum monitor, whose warnings this process never read, is off.
+const FLOW_SECONDS = 600;
+const CRON_WORKER_SECONDS = 30;
+// Workers are woken by NOTIFY (a job that can start now) and by this instance's own wake-ups (./wakes.ts:
+// a job that starts later, a retry, a tick); they poll the queue only this often, in case a wake-up was
+// lost with the instance that would have sent it. While the LISTEN connection is down they poll at
+// their own pollingIntervalSeconds. Polling every queue every 0.5–1 s was most of what an idle
+// instance did (docs/performance.md).
+const SAFETY_POLL_SECONDS = 30;
+const SCHEMA = "pgboss";
 // pg-boss's own statements (maintenance deletes archived jobs in bulk) may run longer than a request's.
 const JOB_RUNNER_STATEMENT_TIMEOUT_MS = 300_000;
 
@@ -62,7 +77,7 @@ export type RecurringJob = { queue: JobQueue<object>; tickSeconds: number };
 
 export type JobPlan = { workers: JobWorker[]; recurring: RecurringJob[] };
 
-type State = { boss: PgBoss; timers: NodeJS.Timeout[]; sql: postgres.Sql };
+type State = { boss: PgBoss; timers: NodeJS.Timeout[]; sql: postgres.Sql; wakes: Wakes };
 // One per process: the server's own copy of lib/ starts the queue, route handlers in Next's bundle
 // send into it.
 const running = processSlot<State>("jobs");
@@ -70,12 +85,15 @@ const running = processSlot<State>("jobs");
 export function jobQueue<T extends object>(name: string, options: QueueOptions): JobQueue<T> {
   return {
     name,
-    options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
+    options: { heartbeatSeconds: HEARTBEAT_SECONDS, notify: true, ...options },
     async send(data, opts = {}) {
       const state = running.value;
       if (!state) return;
       try {
-        await state.boss.send(name, data, { startAfter: opts.startAfterSeconds ?? 0, singletonKey: opts.singletonKey });
+        const startAfter = opts.startAfterSeconds ?? 0;
+        await state.boss.send(name, data, { startAfter, singletonKey: opts.singletonKey });
+        // A job that can start now NOTIFYs at its commit; one that starts later is this instance's to wake.
+        if (startAfter > 0) state.wakes.after(name, startAfter * 1000);
       } catch (err) {
         log.warn("job enqueue failed; the sweep will pick the work up", { queue: name, err });
       }
@@ -115,12 +133,26 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     max: 4,
     queue_timeout: env().DB_POOL_WAIT_MS || null,
   });
+  // pg-boss's LISTEN goes on the process's one listening connection, beside the key cache's and the
+  // webhook dispatcher's.
+  const db = postgresJsDatabase(sql, async (channel, onNotification, onReconnect) => {
+    const sub = await listen(getPool(), channel, { notify: onNotification, listening: onReconnect });
+    return { close: sub.unlisten };
+  });
   const boss = new PgBoss({
-    db: postgresJsDatabase(sql),
-    schema: "pgboss",
+    db,
+    schema: SCHEMA,
+    useListenNotify: true,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     queueCacheIntervalSeconds: QUEUE_CACHE_SECONDS,
+    flowIntervalSeconds: FLOW_SECONDS,
+    cronWorkerIntervalSeconds: CRON_WORKER_SECONDS,
+    monitorVacuum: false,
+  });
+  boss.on("warning", (w: { message: string; data?: { type?: string } }) => {
+    if (w.data?.type === "listen_notify_unavailable")
+      log.warn("job queue without NOTIFY; polling", { reason: w.message });
   });
   boss.on("error", (err: unknown) => {
     // 57P01: the database is shutting down with us (Ctrl-C reaches the embedded server too).
@@ -133,6 +165,7 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     await sql.end({ timeout: 1 });
     throw err;
   }
+  const wakes = new Wakes(boss, sql, SCHEMA);
   const queues = new Map(
     [...plan.workers.map((w) => w.queue), ...plan.recurring.map((r) => r.queue)].map((q) => [q.name, q]),
   );
@@ -149,13 +182,21 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     // of waiting for its next poll, so a backlog drains at the speed of the work, not of the poll.
     const options = {
       pollingIntervalSeconds: w.pollingIntervalSeconds,
+      notifyPollingIntervalSeconds: SAFETY_POLL_SECONDS,
       batchSize: w.batchSize ?? 1,
       localConcurrency: w.concurrency ?? 1,
       burstWhenBatchFull: true,
       perJobResults: true,
     } as const;
-    await boss.work<object, unknown, typeof options>(w.queue.name, options, async (jobs) => {
+    const retries = w.queue.options.retryLimit !== 0;
+    const workId = await boss.work<object, unknown, typeof options>(w.queue.name, options, async (jobs) => {
       const outcomes = await Promise.allSettled(jobs.map((job) => w.work(job.data)));
+      // A failed job with retries left comes back later, announced by nothing: its retry is woken.
+      if (retries)
+        wakes.afterFailures(
+          w.queue.name,
+          jobs.filter((_, i) => outcomes[i].status === "rejected").map((j) => j.id),
+        );
       return jobs.map((job, i) => {
         const outcome = outcomes[i];
         if (outcome.status === "fulfilled") return { id: job.id, status: "completed" as const };
@@ -167,6 +208,13 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
         };
       });
     });
+    wakes.register(
+      w.queue.name,
+      boss
+        .getWipData()
+        .filter((d) => d.workId === workId)
+        .map((d) => d.id),
+    );
   }
   const timers: NodeJS.Timeout[] = [];
   for (const r of plan.recurring) {
@@ -176,12 +224,14 @@ export async function startJobs(plan: JobPlan): Promise<PgBoss> {
     const timer = setInterval(() => {
       boss
         .send(r.queue.name, {}, { singletonKey: "tick" })
+        // The tick's job NOTIFYs when it is new; one already waiting (a stately queue keeps one) is taken now too.
+        .then(() => wakes.now(r.queue.name))
         .catch((err: unknown) => log.warn("recurring job enqueue failed", { queue: r.queue.name, err }));
     }, r.tickSeconds * 1000);
     timer.unref();
     timers.push(timer);
   }
-  running.value = { boss, timers, sql };
+  running.value = { boss, timers, sql, wakes };
   return boss;
 }
 
@@ -211,6 +261,7 @@ export async function stopJobs(timeoutMs = 10_000): Promise<void> {
   running.value = undefined;
   if (!state) return;
   for (const t of state.timers) clearInterval(t);
+  state.wakes.stop();
   try {
     await state.boss.stop({ graceful: true, timeout: timeoutMs });
   } finally {

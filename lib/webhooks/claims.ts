@@ -124,3 +124,27 @@ export async function claimDue(
     redelivery: r.redelivery,
   }));
 }
+
+/**
+ * Milliseconds until the earliest pending delivery falls due (a retry, a lease that runs out), 0 if one
+ * is due already, null if none is pending. Like the claim, it skips through webhook_deliveries_endpoint_due
+ * one endpoint at a time and reads each endpoint's earliest row: index probes, whatever the table holds.
+ */
+export async function msUntilNextDue(): Promise<number | null> {
+  const [row] = await db().execute<{ ms: number | null }>(sql`
+    with recursive pending(endpoint_id) as (
+      (select d.endpoint_id from webhook_deliveries d where d.status = 'pending' order by d.endpoint_id limit 1)
+      union all
+      select (select d.endpoint_id from webhook_deliveries d
+              where d.status = 'pending' and d.endpoint_id > pending.endpoint_id
+              order by d.endpoint_id limit 1)
+      from pending where pending.endpoint_id is not null
+    )
+    select (extract(epoch from min(
+             (select d.next_attempt_at from webhook_deliveries d
+              where d.endpoint_id = pending.endpoint_id and d.status = 'pending'
+              order by d.next_attempt_at limit 1)) - now()) * 1000)::float8 as ms
+    from pending where pending.endpoint_id is not null`);
+  // No pending row: null (greatest() in SQL would have made it 0, "due now").
+  return row?.ms == null ? null : Math.max(0, row.ms);
+}

@@ -2,7 +2,7 @@ import { getPool } from "@/db";
 import { listen } from "@/db/notifications";
 import { log } from "@/lib/log";
 import { processSlot } from "@/lib/singleton";
-import { claimDue } from "./claims";
+import { claimDue, msUntilNextDue } from "./claims";
 import { EndpointConcurrency } from "./concurrency";
 import { deliverClaimed, type ClaimedDelivery } from "./deliver";
 import { DISPATCH_CHANNEL } from "./fanout";
@@ -16,12 +16,15 @@ import { sealPlainSecrets } from "./secrets";
 // costs latency. Its workers poll no faster than every 0.5 s, and a job cannot be enqueued from inside
 // recordEvent's transaction (it would exist before, or without, the commit). Instead the fan-out
 // issues pg_notify in the event's own transaction (delivered at commit, never for a rollback) and each
-// dispatcher LISTENs: a delivery is claimed milliseconds after the commit. A 250 ms poll backs that up
-// (a lost connection drops notifications) and picks up retries as they fall due. Each finished attempt
-// wakes the loop too, so a backlog drains as fast as the receivers answer (./concurrency.ts).
+// dispatcher LISTENs: a delivery is claimed milliseconds after the commit. Each finished attempt wakes
+// the loop too, so a backlog drains as fast as the receivers answer (./concurrency.ts). A claim that
+// finds nothing reads when the next pending delivery falls due (a retry, the lease of a dispatcher that
+// died) and the loop sleeps until then, at most 30 s; a re-LISTEN after a lost connection claims at
+// once (notifications may have been missed). (A 250 ms poll was four claims a second on an idle
+// instance.)
 
 const MAX_IN_FLIGHT = 64;
-const POLL_MS = 250;
+const SAFETY_POLL_MS = 30_000;
 /** After an unexpected error (database restarting…), wait before claiming again. */
 const ERROR_BACKOFF_MS = 1000;
 
@@ -72,15 +75,25 @@ class Dispatcher {
     while (this.running) {
       this.poked = false;
       const free = MAX_IN_FLIGHT - this.inFlight.size;
+      let sleepMs = SAFETY_POLL_MS;
       try {
-        for (const c of await claimDue(free, this.freeSlots())) this.launch(c);
+        const claimed = await claimDue(free, this.freeSlots());
+        for (const c of claimed) this.launch(c);
+        // Nothing due: sleep until something is (a finished attempt or a NOTIFY wakes the loop sooner).
+        // A due row not claimed (held back behind an earlier event in flight) waits for that attempt's end.
+        if (claimed.length === 0 && !this.poked) {
+          const ms = await msUntilNextDue();
+          if (ms !== null) sleepMs = ms > 0 ? ms + 10 : this.inFlight.size > 0 ? SAFETY_POLL_MS : ERROR_BACKOFF_MS;
+        }
       } catch (err) {
         if (!this.running) break;
         log.error("webhook claim failed", { err });
+        // Claimed again after the backoff, not after the long sleep: what failed may be due now.
         await new Promise((r) => setTimeout(r, ERROR_BACKOFF_MS));
+        continue;
       }
       if (!this.running) break;
-      await this.sleep(POLL_MS);
+      await this.sleep(Math.min(sleepMs, SAFETY_POLL_MS));
     }
   }
 

@@ -6,6 +6,9 @@
 // it counts the server's CPU (ms a second) and the transactions PostgreSQL committed for it (a second).
 // Then a second server on the same database: a key cached by both is revoked by a third connection, and
 // the time until each server refuses it is printed (the bound docs/performance.md states).
+// BENCH_IDLE_STATEMENTS=true also prints what the server ran in the silence, per connection and
+// statement, as seen by sampling pg_stat_activity every 10 ms from the admin database (a statement
+// shorter than that between two samples of its connection can be missed: a lower bound).
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx scripts/bench/idle.ts 2 30 . /tmp/base
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -22,6 +25,7 @@ const APPS = process.argv.length > 4 ? process.argv.slice(4) : ["."];
 const KEYS = Number(process.env.BENCH_API_KEYS ?? 2000);
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 1000);
 const TICK_MS = 10; // USER_HZ 100
+const SAMPLE = process.env.BENCH_IDLE_STATEMENTS === "true";
 
 function ticks(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -107,6 +111,30 @@ const committed = async (sql: postgres.Sql, db: string) => {
   return Number(r.n);
 };
 
+/** Statements seen on `db`'s client connections until `until`, by application and text: count a second. */
+async function sampleStatements(root: postgres.Sql, db: string, until: number): Promise<Record<string, number>> {
+  const last = new Map<number, string>();
+  const counts = new Map<string, number>();
+  const started = Date.now();
+  for (let first = true; Date.now() < until; first = false) {
+    const rows = await root<{ pid: number; at: string | null; app: string; query: string }[]>`
+      select pid, query_start::text as at, application_name as app,
+             regexp_replace(left(query, 120), '[[:space:]]+', ' ', 'g') as query
+      from pg_stat_activity where datname = ${db} and backend_type = 'client backend'`;
+    for (const r of rows) {
+      if (r.at === null || last.get(r.pid) === r.at) continue;
+      last.set(r.pid, r.at);
+      // The first sample shows what each connection ran before the silence.
+      if (first) continue;
+      const k = `${r.app.replace(/[0-9a-f]{6}$|\d+/g, "#")} | ${r.query.trim()}`;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    await sleep(10);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([k, c]) => [k, +(c / seconds).toFixed(2)]));
+}
+
 async function round(appDir: string, admin: string, n: number) {
   const name = `idle_bench_${process.pid}_${n}`;
   const root = postgres(admin, { max: 1, onnotice: () => {} });
@@ -132,6 +160,7 @@ async function round(appDir: string, admin: string, n: number) {
     const load = os.loadavg()[0];
     const t0 = ticks(a.pid!);
     const x0 = await committed(sql, name);
+    const statements = SAMPLE ? sampleStatements(root, name, Date.now() + SECONDS * 1000) : null;
     await sleep(SECONDS * 1000);
     const x1 = await committed(sql, name);
     const idle = {
@@ -141,6 +170,7 @@ async function round(appDir: string, admin: string, n: number) {
       transactionsPerSecond: +((x1 - x0 - 1) / SECONDS).toFixed(1),
       load1: load,
       loadEnd: os.loadavg()[0],
+      ...(statements ? { statementsPerSecond: await statements } : {}),
     };
 
     // Revocation across instances: B caches the key too; a third writer revokes it.
