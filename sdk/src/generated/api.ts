@@ -598,7 +598,7 @@ export type paths = {
         put?: never;
         /**
          * Create a recipient
-         * @description A sub-account of the merchant (a seller, a franchisee, a waiter) that splits of orders credit. It has its own `balance` on the merchant's ledger (never part of GET /api/v1/account), a statement, and PIX payouts to its `pixKey`. `document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH).
+         * @description A sub-account of the merchant (a seller, a franchisee, a waiter) that splits of orders credit. It has its own `balance` on the merchant's ledger (never part of GET /api/v1/account), a statement, and PIX payouts to its `pixKey`. `document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH). `payoutSchedule` pays the whole balance automatically on each slot (a São Paulo day: daily, a weekday, or a day of the month), once per slot, never while the key is held or the balance is below `minimumValue`.
          */
         post: operations["postRecipients"];
         delete?: never;
@@ -626,7 +626,7 @@ export type paths = {
         head?: never;
         /**
          * Edit a recipient
-         * @description Only the fields sent change; `null` clears `email` or `reference`. A new `pixKey` is a new withdrawal destination of the merchant's: held for DESTINATION_HOLD_HOURS (default 24) and announced to the owners by e-mail with a link that confirms it; payouts are refused until then (`pixKeyUsableAt`). `status: DISABLED` stops its payouts; its balance and statement remain. The document cannot change: create another recipient.
+         * @description Only the fields sent change; `null` clears `email` or `reference`. A new `pixKey` is a new withdrawal destination of the merchant's: held for DESTINATION_HOLD_HOURS (default 24) and announced to the owners by e-mail with a link that confirms it; payouts are refused until then (`pixKeyUsableAt`). `status: DISABLED` stops its payouts; its balance and statement remain. `payoutSchedule` sets automatic payouts (its first slot is the first São Paulo day to begin after the change) or, with null, stops them. The document cannot change: create another recipient.
          */
         patch: operations["patchRecipientsId"];
         trace?: never;
@@ -2092,12 +2092,32 @@ export type components = {
             reference: string | null;
             /** @description What the recipient is owed: the sum of its statement; may be negative after a refund */
             balance: number;
+            /** @description Its automatic payouts, or null when it is paid out only on request */
+            payoutSchedule: components["schemas"]["RecipientPayoutSchedule"] | null;
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        RecipientPayoutSchedule: {
+            /** @enum {string} */
+            interval: "daily" | "weekly" | "monthly";
+            /**
+             * @description Present with weekly
+             * @enum {string}
+             */
+            weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /** @description Present with monthly */
+            monthDay?: number;
+            /** @description null: any positive balance is paid */
+            minimumValue: number | null;
+            /**
+             * Format: date
+             * @description The São Paulo day the next slot begins (at its midnight); a slot already begun and not yet paid stays due until then
+             */
+            nextSlot: string;
         };
         RecipientStatementEntry: {
             /** Format: uuid */
@@ -2129,6 +2149,11 @@ export type components = {
             /** @description The key paid, masked */
             pixKey: string;
             failureReason?: string;
+            /**
+             * Format: date
+             * @description Present on an automatic payout: the São Paulo day of the schedule's slot it paid
+             */
+            scheduleSlot?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -17288,6 +17313,7 @@ export interface operations {
                      *           "email": "maria@example.com",
                      *           "reference": "seller-1001",
                      *           "balance": 0,
+                     *           "payoutSchedule": null,
                      *           "status": "ACTIVE",
                      *           "createdAt": "2026-12-02T03:00:00.000Z",
                      *           "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -17572,6 +17598,23 @@ export interface operations {
                     email?: string;
                     /** @description Your own id for the recipient (a seller id); filterable in the list */
                     reference?: string;
+                    /** @description Automatic payouts of the whole balance by PIX to `pixKey` (times in America/Sao_Paulo; docs/api.md#automatic-payouts); null or absent: payouts only on request */
+                    payoutSchedule?: {
+                        /**
+                         * @description daily: every São Paulo day; weekly: on `weekday`; monthly: on `monthDay`
+                         * @enum {string}
+                         */
+                        interval: "daily" | "weekly" | "monthly";
+                        /**
+                         * @description Required with weekly, refused otherwise
+                         * @enum {string}
+                         */
+                        weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /** @description Required with monthly, refused otherwise; in a month without that day, its last day (31 pays on 30 April and 28 or 29 February) */
+                        monthDay?: number;
+                        /** @description BRL: a slot pays only a balance of at least this much (default: any positive balance); the balance waits for a later slot otherwise */
+                        minimumValue?: number;
+                    } | null;
                 };
             };
         };
@@ -17603,6 +17646,7 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": null,
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -18083,6 +18127,7 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": null,
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -18335,7 +18380,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "pixKey": "529.982.247-25",
-                 *       "name": "Maria Souza Doces"
+                 *       "name": "Maria Souza Doces",
+                 *       "payoutSchedule": {
+                 *         "interval": "weekly",
+                 *         "weekday": "friday",
+                 *         "minimumValue": 50
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -18350,6 +18400,23 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "ACTIVE" | "DISABLED";
+                    /** @description A new automatic payout schedule (its first slot is the first to begin after this change), or null to stop automatic payouts */
+                    payoutSchedule?: {
+                        /**
+                         * @description daily: every São Paulo day; weekly: on `weekday`; monthly: on `monthDay`
+                         * @enum {string}
+                         */
+                        interval: "daily" | "weekly" | "monthly";
+                        /**
+                         * @description Required with weekly, refused otherwise
+                         * @enum {string}
+                         */
+                        weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /** @description Required with monthly, refused otherwise; in a month without that day, its last day (31 pays on 30 April and 28 or 29 February) */
+                        monthDay?: number;
+                        /** @description BRL: a slot pays only a balance of at least this much (default: any positive balance); the balance waits for a later slot otherwise */
+                        minimumValue?: number;
+                    } | null;
                 };
             };
         };
@@ -18381,6 +18448,12 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": {
+                     *           "interval": "weekly",
+                     *           "weekday": "friday",
+                     *           "minimumValue": 50,
+                     *           "nextSlot": "2026-12-04"
+                     *         },
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:05:00.000Z"
