@@ -191,3 +191,42 @@ describe("the automatic payout job", () => {
     await expectBalanceIsLedger(off.id, 1_000);
   });
 });
+
+describe("GET /api/v1/recipients/{id}/payouts/{payoutId}", () => {
+  it("answers the payout with its state; another merchant's, another recipient's or an unknown id → 404 { message }", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const r = await create(apiKey, {});
+    const other = await create(apiKey, { document: CPFS[1] });
+    await credit(merchant.id, r.id, 2_000);
+    const made = await api("POST", `/api/v1/recipients/${r.id}/payouts`, { apiKey, body: { value: 15 } });
+    expect(made.status).toBe(201);
+    const id = made.body.payout.id;
+    const got = await api("GET", `/api/v1/recipients/${r.id}/payouts/${id}`, { apiKey });
+    expect(got.status).toBe(200);
+    expect(got.body.payout).toEqual(made.body.payout);
+    expect(got.body.payout.scheduleSlot).toBeUndefined();
+
+    const stranger = await seedMerchant();
+    for (const [key, path] of [
+      [stranger.apiKey, `/api/v1/recipients/${r.id}/payouts/${id}`],
+      [apiKey, `/api/v1/recipients/${other.id}/payouts/${id}`],
+      [apiKey, `/api/v1/recipients/${r.id}/payouts/${randomUUID()}`],
+      [apiKey, `/api/v1/recipients/${r.id}/payouts/not-a-uuid`],
+    ]) {
+      const res = await api("GET", path, { apiKey: key });
+      expect(res.status, path).toBe(404);
+      expect(Object.keys(res.body)).toContain("message");
+      expect(res.body.code).toBe("not_found");
+    }
+  });
+
+  it("shows an automatic payout's slot", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const r = await create(apiKey, { payoutSchedule: { interval: "daily" } });
+    await credit(merchant.id, r.id, 900);
+    await runAutoPayouts(into(r.payoutSchedule.nextSlot));
+    const [p] = await payoutsOf(r.id);
+    const got = await api("GET", `/api/v1/recipients/${r.id}/payouts/${p.id}`, { apiKey });
+    expect(got.body.payout).toMatchObject({ value: 9, scheduleSlot: r.payoutSchedule.nextSlot, status: "PENDING" });
+  });
+});

@@ -25,7 +25,14 @@ import {
   statementResponse,
   updateRecipientBody,
 } from "./schemas";
-import { createRecipient, getRecipient, listRecipients, recipientStatement, updateRecipient } from "./service";
+import {
+  createRecipient,
+  findRecipient,
+  getRecipient,
+  listRecipients,
+  recipientStatement,
+  updateRecipient,
+} from "./service";
 
 // Recipients ("recebedores", docs/api.md#recipients): sub-accounts of the merchant with a balance of
 // their own on its ledger, a statement, and PIX payouts to their key.
@@ -218,6 +225,34 @@ export const recipientPayoutEndpoint = defineEndpoint({
   replay: async ({ merchant, resource }) => ({ payout: await findRecipientPayout(merchant.id, resource.id) }),
 });
 
+export const getRecipientPayoutEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/recipients/{id}/payouts/{payoutId}",
+  caller: merchantKey,
+  scope: "read",
+  errorBody: messageBody,
+  response: {
+    status: 200,
+    description: "The payout as it stands",
+    schema: recipientPayoutResponse,
+    example: recipientPayoutExample,
+  },
+  docs: {
+    summary: "Look up a recipient's payout",
+    description:
+      "One payout of the recipient, asked for or automatic (`scheduleSlot`), with its state: PENDING until the provider decides, then COMPLETED or FAILED (with `failureReason`, credited back). " +
+      "Another merchant's payout, another recipient's, or an unknown id is a 404.",
+    tag: TAG,
+    params: { id: "Recipient id (UUID)", payoutId: "Payout id (UUID), as POST /recipients/{id}/payouts answered" },
+    errors: [404],
+    errorExamples: { 404: { message: "Recipient payout not found" } },
+  },
+  handle: async ({ merchant, params }) => {
+    const recipient = await findRecipient(merchant.id, params.id);
+    return { payout: await findRecipientPayout(merchant.id, params.payoutId, recipient.id) };
+  },
+});
+
 export const RECIPIENT_ENDPOINTS = [
   createRecipientEndpoint,
   listRecipientsEndpoint,
@@ -225,4 +260,5 @@ export const RECIPIENT_ENDPOINTS = [
   updateRecipientEndpoint,
   recipientStatementEndpoint,
   recipientPayoutEndpoint,
+  getRecipientPayoutEndpoint,
 ];

@@ -108,9 +108,18 @@ export async function requestRecipientPayout(
   return recipientPayoutView(made.payout);
 }
 
-export async function findRecipientPayout(merchantId: string, id: string): Promise<RecipientPayoutView> {
+/**
+ * The merchant's payout by its id, and when `recipientId` is given, of that recipient only: another
+ * merchant's, another recipient's or an unknown id are the same 404.
+ */
+export async function findRecipientPayout(
+  merchantId: string,
+  id: string,
+  recipientId?: string,
+): Promise<RecipientPayoutView> {
   const p = isUuid(id) ? await recipientPayoutOf(db(), merchantId, id.toLowerCase()) : undefined;
-  if (!p) throw new NotFound("Recipient payout not found");
+  if (!p || (recipientId !== undefined && p.recipientId !== recipientId.toLowerCase()))
+    throw new NotFound("Recipient payout not found");
   return recipientPayoutView(p);
 }
 

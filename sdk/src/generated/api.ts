@@ -671,6 +671,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recipients/{id}/payouts/{payoutId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a recipient's payout
+         * @description One payout of the recipient, asked for or automatic (`scheduleSlot`), with its state: PENDING until the provider decides, then COMPLETED or FAILED (with `failureReason`, credited back). Another merchant's payout, another recipient's, or an unknown id is a 404.
+         */
+        get: operations["getRecipientsIdPayoutsPayoutId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/crypto-pix/onchain/pay": {
         parameters: {
             query?: never;
@@ -19677,6 +19697,279 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getRecipientsIdPayoutsPayoutId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Recipient id (UUID) */
+                id: string;
+                /** @description Payout id (UUID), as POST /recipients/{id}/payouts answered */
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout as it stands */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout": {
+                     *         "id": "4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d",
+                     *         "recipientId": "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b",
+                     *         "status": "PENDING",
+                     *         "value": 20,
+                     *         "amount": 2000,
+                     *         "pixKey": "m***@example.com",
+                     *         "createdAt": "2026-12-02T04:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T04:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        payout: components["schemas"]["RecipientPayout"];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Recipient payout not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
