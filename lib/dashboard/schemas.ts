@@ -23,6 +23,8 @@ import { withSplitRows } from "./split-form";
 
 export const companyForm = formSchema(z.object({ companyName: companyNameField }));
 export const payoutKeyForm = formSchema(z.object({ pixKey: pixKeyField }));
+/** The payer's receipt: whether it names the split's recipients and parts (a box: absent is off). */
+export const receiptForm = formSchema(z.object({ receiptShowsSplits: z.literal("on").optional() }));
 
 /** A key's scopes are one checkbox each, named by scopeField (FormData keeps one value per name). */
 export const scopeField = (scope: ApiScope) => `scope-${scope}` as const;

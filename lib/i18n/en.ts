@@ -459,6 +459,10 @@ export const en: Record<MessageKey, string> = {
 
   "settings.title": "Settings",
   "settings.company": "Company",
+  "settings.receipt": "Payer's receipt",
+  "settings.receiptSplits": "Show the split on the payer's receipt",
+  "settings.receiptSplitsHint":
+    'When a sale is split, the payer\'s receipt names each recipient and its part ("Part for Maria: R$ 30.00"). Off: the receipt shows only your company and the amount.',
   "settings.companyName": "Company name",
   "settings.pixKey": "PIX key for payouts and withdrawals",
   "settings.account": "Account type and limits",
@@ -705,6 +709,7 @@ export const en: Record<MessageKey, string> = {
   "pay.receiptTo": "Paid to",
   "pay.receiptAt": "Date and time",
   "pay.receiptMethod": "Payment method",
+  "pay.receiptSplitPart": "Part for {name}",
   "pay.receiptSent": "Sent",
   "pay.receiptReference": "Payment reference",
   "pay.receiptTx": "Transaction",

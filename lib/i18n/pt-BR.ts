@@ -460,6 +460,10 @@ export const ptBR = {
 
   "settings.title": "Configurações",
   "settings.company": "Empresa",
+  "settings.receipt": "Recibo do pagador",
+  "settings.receiptSplits": "Mostrar a divisão no recibo do pagador",
+  "settings.receiptSplitsHint":
+    'Quando uma venda é dividida, o recibo do pagador mostra cada recebedor e a parte dele ("Parte de Maria: R$ 30,00"). Desligado: o recibo mostra só a sua empresa e o valor.',
   "settings.companyName": "Nome da empresa",
   "settings.pixKey": "Chave PIX para recebimentos e saques",
   "settings.account": "Tipo de conta e limites",
@@ -707,6 +711,7 @@ export const ptBR = {
   "pay.receiptTo": "Pago a",
   "pay.receiptAt": "Data e hora",
   "pay.receiptMethod": "Forma de pagamento",
+  "pay.receiptSplitPart": "Parte de {name}",
   "pay.receiptSent": "Enviado",
   "pay.receiptReference": "Referência do pagamento",
   "pay.receiptTx": "Transação",

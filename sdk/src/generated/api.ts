@@ -2390,6 +2390,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2435,6 +2442,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2468,6 +2482,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2508,6 +2529,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @constant */
             method: "onchain";
             /** @enum {string} */
