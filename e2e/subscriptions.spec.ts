@@ -166,6 +166,17 @@ test("a merchant on a phone creates a variable subscription to authorise only, a
   await expect(payer.getByTestId("subpay-terms")).toContainText("de pelo menos R$ 30,00");
   await shot(payer, "payer-awaiting-j2-375");
 
+  // A variable amount can change, never below the payer's minimum.
+  const change = page.getByTestId("change-amount");
+  await change.getByLabel("Novo valor (R$)").fill("20");
+  await change.getByRole("button", { name: "Alterar valor" }).click();
+  await expect(change).toContainText("não pode ser menor que o mínimo de R$ 30,00");
+  await change.getByLabel("Novo valor (R$)").fill("59,90");
+  await change.getByRole("button", { name: "Alterar valor" }).click();
+  await expect(change).toContainText("Valor alterado.");
+  await expect(page.getByTestId("subscription-amount")).toContainText("R$ 59,90");
+  await shot(page, "subscription-amount-changed-375");
+
   page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Cancelar assinatura" }).click();
   await expect(page.getByTestId("subscription-status").first()).toHaveText("Cancelada");

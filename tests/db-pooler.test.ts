@@ -295,6 +295,21 @@ describe.skipIf(!bin)("behind PgBouncer in transaction mode", () => {
     await reconnectPooler();
     try {
       await switchToPooler();
+      // A server connection the pooler was opening when its sessions were ended fails its client's
+      // first statement ("invalid server parameter"); the check is about the sessions that follow.
+      await waitFor(
+        "a statement through the pooler",
+        () =>
+          db()
+            .execute(sql`select 1`)
+            .then(
+              () => true,
+              () => false,
+            ),
+        (ok) => ok,
+        15_000,
+        { everyMs: 100 },
+      );
       const logs = captureLogs();
       expect(await checkPooledDeadlines()).toEqual({ statementTimeout: "0", lockTimeout: "5s" });
       expect(logs.join("")).toMatch(/the pooler's sessions have no statement_timeout or lock_timeout/);

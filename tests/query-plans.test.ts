@@ -333,6 +333,13 @@ const INTENT: Record<string, Record<string, string[]>> = {
     onchain_orders: ["onchain_orders_merchant_created"],
     crypto_pix_payments: ["crypto_pix_merchant_created"],
   },
+  "dashboard recipients": { recipients: ["recipients_merchant"] },
+  "dashboard recipient search": { recipients: ["recipients_merchant"] },
+  "dashboard recipient": {
+    recipients: ["recipients_pkey"],
+    recipient_ledger_entries: ["recipient_ledger_entries_recipient"],
+    recipient_payouts: ["recipient_payouts_recipient"],
+  },
   "dashboard statement": { ledger_entries: ["ledger_entries_merchant"] },
   "dashboard statement by kind": { ledger_entries: ["ledger_entries_merchant_kind", "ledger_entries_merchant"] },
   "export orders": {
@@ -390,6 +397,8 @@ describe("hot statements' generic plans", () => {
     const { listDashboardOrders } = await import("@/lib/dashboard/server/orders");
     const { getOverview } = await import("@/lib/dashboard/server/overview");
     const { getOrderDetail } = await import("@/lib/dashboard/server/order-detail");
+    const { dashboardRecipientsQuery, getRecipientDetail, listDashboardRecipients, splitChoices } =
+      await import("@/lib/dashboard/server/recipients");
     const { orderExportPages } = await import("@/lib/orders/export");
     const { statementPages } = await import("@/lib/ledger/statement");
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
@@ -503,6 +512,13 @@ describe("hot statements' generic plans", () => {
       `/api/v1/recipients/${recipient.id}/statement?limit=1&cursor=${statement.nextCursor}`,
     );
     await ok("recipient edit", "PATCH", `/api/v1/recipients/${recipient.id}`, { pixKey: "nova@example.com" });
+    await during("dashboard recipients", () => listDashboardRecipients(merchant.id, dashboardRecipientsQuery({})));
+    for (const q of ["maria", "529.982", "PED%_"])
+      await during("dashboard recipient search", () =>
+        listDashboardRecipients(merchant.id, dashboardRecipientsQuery({ q })),
+      );
+    await during("dashboard recipient", () => getRecipientDetail(merchant.id, recipient.id));
+    await during("order form's recipients", () => splitChoices(merchant.id));
     await during("dashboard statement", () => getStatement(merchant.id, {}));
     await during("dashboard statement by kind", () => getStatement(merchant.id, { kind: "order_credit" }));
     await during("dashboard statement by days", () =>

@@ -16,7 +16,8 @@ import { applyPixReturns } from "@/lib/med/returns";
 import { expireDeposits } from "@/lib/onchain/service";
 import { applyReceivedPix } from "@/lib/orders/pix-receipts";
 import { applyProviderPayment } from "@/lib/orders/provider-payments";
-import { completeOrder } from "@/lib/orders/service";
+import { completeOrder, expireOrders } from "@/lib/orders/service";
+import { markCancelled } from "@/lib/orders/queries";
 import { api, seedMerchant } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { recipientBalanceMatchesLedger, seedRecipient } from "./support/recipients";
@@ -141,6 +142,51 @@ describe("POST /api/v1/order/create/pix with splits", () => {
   });
 });
 
+describe("a split order paid after it was cancelled", () => {
+  async function splitOrder(s: Awaited<ReturnType<typeof sellerWithRecipients>>) {
+    const created = await create(s.apiKey, "/api/v1/order/create/pix", {
+      value: 50,
+      expiresIn: 600,
+      splits: [{ recipientId: s.recipients[0].id, value: 10 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const [row] = await db().select().from(orders).where(eq(orders.id, created.body.pixOrder._id));
+    return row;
+  }
+  const pixFor = (row: { txid: string | null }, paidAt: Date) => ({
+    endToEndId: `E${randomUUID().replace(/-/g, "").slice(0, 31)}`,
+    txid: row.txid,
+    valueCentavos: 5000,
+    paidAt,
+    chave: env().PIX_RECEIVER_KEY,
+  });
+
+  it("paid before its expiry, reported after the sweep cancelled it: the parts are credited once", async () => {
+    const s = await sellerWithRecipients(1);
+    const row = await splitOrder(s);
+    await markCancelled(db(), [row.id]);
+    const pix = pixFor(row, new Date());
+    await Promise.all([applyReceivedPix(pix, "notification"), applyReceivedPix(pix, "poll")]);
+    await expectBooks(s, 4000, [1000]);
+    expect(await creditEvents(row.id)).toHaveLength(1);
+    expect((await partsOf("orderId", row.id)).map((p) => p.status)).toEqual(["CREDITED"]);
+  });
+
+  it("paid after its expiry: the PIX is kept unapplied and no part is credited", async () => {
+    const s = await sellerWithRecipients(1);
+    const row = await splitOrder(s);
+    await db().execute(sql`update orders set expires_at = now() - interval '1 minute' where id = ${row.id}`);
+    await expireOrders([row.id]);
+    const outcome = await applyReceivedPix(pixFor(row, new Date()), "notification");
+    expect(outcome).toMatchObject({ duplicate: false, applied: false });
+    await expectBooks(s, 0, [0]);
+    expect(await creditEvents(row.id)).toHaveLength(0);
+    const looked = await api("GET", `/api/v1/order/${row.id}`, { apiKey: s.apiKey });
+    expect(looked.body.order.status).toBe("CANCELLED");
+    expect(looked.body.order.splits.map((p: { status: string }) => p.status)).not.toContain("CREDITED");
+  });
+});
+
 describe("splits on exchange-wallet and Lightning orders", () => {
   it("POST /api/v1/order/create → credited once when the provider's payment is applied twice and concurrently", async () => {
     const s = await sellerWithRecipients();
@@ -261,6 +307,42 @@ describe("splits on on-chain deposits", () => {
   });
 });
 
+/**
+ * Runs `start`'s work while another transaction holds the order's split rows, and lets go once
+ * `waiters` sessions are waiting on a lock: what each read before it waited is then what it acts on.
+ */
+async function whileSplitsLocked<T extends unknown[]>(
+  orderId: string,
+  waiters: number,
+  start: () => [...{ [K in keyof T]: Promise<T[K]> }],
+) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const held = new Promise<void>((r) => (holding = r));
+  const blocker = db().transaction(async (tx) => {
+    await tx.execute(sql`select id from order_splits where order_id = ${orderId} for update`);
+    holding();
+    await released;
+  });
+  await held;
+  const work = Promise.all(start());
+  try {
+    for (let waited = 0; ; waited += 50) {
+      const [row] = await db().execute<{ n: number }>(
+        sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      if (row.n >= waiters) break;
+      if (waited > 30_000) throw new Error(`only ${row.n} of ${waiters} sessions came to wait on a lock`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    release();
+    await blocker;
+  }
+  return work as Promise<T>;
+}
+
 describe("refunds and MED returns of a split order", () => {
   async function paidSplitPix(s: Awaited<ReturnType<typeof sellerWithRecipients>>) {
     const [a, b] = s.recipients;
@@ -342,6 +424,55 @@ describe("refunds and MED returns of a split order", () => {
     await Promise.all([applyPixReturns(pix, "poll"), applyPixReturns(pix, "notification")]);
     // 80% back: 2400 from the first part, 1600 from the second, 4000 from the merchant.
     await expectBooks(s, 1000, [-2400, 400]);
+  });
+
+  it("a refund and a MED devolução racing on one order take back each part's share of their sum", async () => {
+    // Each takes back pro rata on what refunds and returns took together, so the second must count the
+    // first: a new devolução's row locks its order (its foreign key) against the refund's lock, and one
+    // first seen in progress is already counted by the refund. 60.00 + 40.00 leave every account at zero.
+    for (let round = 0; round < 4; round++) {
+      const s = await sellerWithRecipients();
+      const id = await paidSplitPix(s);
+      const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, id));
+      const pix = {
+        endToEndId: receipt.endToEndId,
+        txid: receipt.txid,
+        valueCentavos: 10_000,
+        paidAt: receipt.paidAt,
+        chave: env().PIX_RECEIVER_KEY,
+        returns: [
+          {
+            id: `D${randomUUID().replace(/-/g, "").slice(0, 20)}`,
+            rtrId: `D${randomUUID().replace(/-/g, "").slice(0, 31)}`,
+            valueCentavos: 4000,
+            natureza: "MED_FRAUDE" as const,
+            status: "DEVOLVIDO" as const,
+            requestedAt: new Date(),
+            returnedAt: new Date(),
+            description: null,
+          },
+        ],
+      };
+      // A devolução the PSP first reported in progress reaches DEVOLVIDO by an update of its row.
+      const progressed = round % 2 === 1;
+      if (progressed)
+        await applyPixReturns(
+          { ...pix, returns: [{ ...pix.returns[0], status: "EM_PROCESSAMENTO", returnedAt: null }] },
+          "poll",
+        );
+      // Both are held at the parts' lock until each has read what it will read, then let go together.
+      const [refund] = await whileSplitsLocked(id, 2, () => [
+        api("POST", `/api/v1/order/${id}/refund`, { apiKey: s.apiKey, body: { value: 60 } }),
+        applyPixReturns(pix, "notification"),
+      ]);
+      expect(refund.status, JSON.stringify(refund.body)).toBe(201);
+      await expectBooks(s, 0, [0, 0]);
+      const parts = await partsOf("orderId", id);
+      expect(parts.map((p) => [p.refundedCentavos, p.status])).toEqual([
+        [3000, "REFUNDED"],
+        [2000, "REFUNDED"],
+      ]);
+    }
   });
 });
 

@@ -6,12 +6,13 @@ import { useActionState, useEffect } from "react";
 import { Card, CardTitle, DefinitionList } from "@/components/ui/card";
 import { CopyButton, CopyField } from "@/components/ui/copy-button";
 import { buttonClass } from "@/components/ui/button";
-import { FormMessage } from "@/components/ui/field";
+import { FormMessage, Input } from "@/components/ui/field";
 import { QrCode } from "@/components/ui/qr-code";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import {
   cancelSubscriptionAction,
+  changeSubscriptionAmountAction,
   simulateAuthorisationAction,
   simulateCycleAction,
 } from "@/lib/dashboard/actions/subscriptions";
@@ -109,6 +110,40 @@ function CancelSubscription({ id }: { id: string }) {
       </SubmitButton>
       <p className="text-xs text-slate-600">{t("sub.detail.cancelHint")}</p>
       <FormMessage error={state.status === "error" ? state.error : undefined} />
+    </form>
+  );
+}
+
+/** A VARIABLE amount follows the merchant (each charge's valor.original); a FIXED one is the payer's authorisation. */
+function ChangeAmount({ s }: { s: SubscriptionDetail["subscription"] }) {
+  const { t, money } = useI18n();
+  const [state, action] = useActionState<ActionState<{ id: string }>, FormData>(changeSubscriptionAmountAction, idle);
+  useRefreshAfter(state);
+  const errors = state.status === "error" ? state.fieldErrors : undefined;
+  return (
+    <form action={action} className="space-y-2" data-testid="change-amount" noValidate>
+      <input type="hidden" name="id" value={s.id} />
+      <Input
+        label={t("sub.detail.newAmount")}
+        name="value"
+        inputMode="decimal"
+        autoComplete="off"
+        required
+        defaultValue={state.status === "error" ? state.values?.value : undefined}
+        hint={
+          s.amount.minimum !== null
+            ? t("sub.detail.newAmountHintMin", { amount: money(cents(s.amount.minimum)) })
+            : t("sub.detail.newAmountHint")
+        }
+        errors={errors?.value}
+      />
+      <SubmitButton variant="secondary" pendingLabel={t("sub.detail.changingAmount")}>
+        {t("sub.detail.changeAmount")}
+      </SubmitButton>
+      <FormMessage
+        error={state.status === "error" && !errors ? state.error : undefined}
+        success={state.status === "success" ? t("sub.detail.amountChanged") : undefined}
+      />
     </form>
   );
 }
@@ -309,6 +344,7 @@ export function SubscriptionDetailView({ detail, canManage }: { detail: Subscrip
       {live && canManage ? (
         <Card className="flex flex-col gap-6 sm:flex-row sm:items-start sm:justify-between">
           {detail.sandbox && awaiting ? <SimulateAuthorisation id={s.id} /> : null}
+          {s.amount.type === "VARIABLE" ? <ChangeAmount s={s} /> : null}
           <CancelSubscription id={s.id} />
         </Card>
       ) : null}

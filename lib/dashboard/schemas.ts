@@ -6,7 +6,7 @@ import { createExchangeOrderBody, createLightningOrderBody, createPixOrderBody }
 import { refundOrderBody } from "@/lib/refunds/schemas";
 import { createWebhookBody } from "@/lib/webhooks/schemas";
 import { createInvoiceBody } from "@/lib/invoices/schemas";
-import { createSubscriptionBody } from "@/lib/subscriptions/schemas";
+import { createSubscriptionBody, updateSubscriptionBody } from "@/lib/subscriptions/schemas";
 import { createRecipientBody, recipientPayoutBody, updateRecipientBody } from "@/lib/recipients/schemas";
 import { isValidCnpj, isValidCpf } from "@/lib/pix/keys";
 import { pixOutDestination } from "@/lib/withdrawals/destination";
@@ -258,6 +258,11 @@ export const SUBSCRIPTION_FORM_LABELS = {
   journey: "sub.form.journey",
 } as const;
 export const subscriptionIdForm = formSchema(z.object({ id: z.uuid({ error: "errors.required" }) }));
+/** A VARIABLE subscription's new amount: the API body's `amount.value`, in BRL as typed. */
+export const subscriptionAmountForm = formSchema(
+  z.object({ id: z.uuid({ error: "errors.required" }), value: updateSubscriptionBody.shape.amount.shape.value }),
+  { decimal: ["value"] },
+);
 export const subscriptionCycleForm = formSchema(
   z.object({
     id: z.uuid({ error: "errors.required" }),

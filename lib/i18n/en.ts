@@ -1730,6 +1730,14 @@ export const en: Record<MessageKey, string> = {
   "sub.detail.created": "Created",
   "sub.detail.recurrenceId": "Recurrence id at the PSP",
   "sub.detail.untilCancelled": "Until cancelled",
+  "sub.detail.newAmount": "New amount (R$)",
+  "sub.detail.newAmountHint":
+    "Charges recorded from now on ask this amount; cycles already sent to the bank keep theirs.",
+  "sub.detail.newAmountHintMin":
+    "Not below {amount}. Charges recorded from now on ask this amount; cycles already sent to the bank keep theirs.",
+  "sub.detail.changeAmount": "Change amount",
+  "sub.detail.changingAmount": "Changing…",
+  "sub.detail.amountChanged": "Amount changed.",
   "sub.detail.cancel": "Cancel subscription",
   "sub.detail.cancelling": "Cancelling…",
   "sub.detail.cancelConfirm":

@@ -1739,6 +1739,14 @@ export const ptBR = {
   "sub.detail.created": "Criada em",
   "sub.detail.recurrenceId": "ID da recorrência no PSP",
   "sub.detail.untilCancelled": "Até ser cancelada",
+  "sub.detail.newAmount": "Novo valor (R$)",
+  "sub.detail.newAmountHint":
+    "As cobranças registradas a partir de agora pedem este valor; ciclos já enviados ao banco mantêm o seu.",
+  "sub.detail.newAmountHintMin":
+    "Não abaixo de {amount}. As cobranças registradas a partir de agora pedem este valor; ciclos já enviados ao banco mantêm o seu.",
+  "sub.detail.changeAmount": "Alterar valor",
+  "sub.detail.changingAmount": "Alterando…",
+  "sub.detail.amountChanged": "Valor alterado.",
   "sub.detail.cancel": "Cancelar assinatura",
   "sub.detail.cancelling": "Cancelando…",
   "sub.detail.cancelConfirm":

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { recipientLedgerEntries, recipients, type Recipient } from "@/db/schema";
 
@@ -36,11 +36,9 @@ export async function postRecipientEntry(tx: Tx, p: RecipientPosting): Promise<b
 
 /** The merchant's recipient, or null for an unknown id or another merchant's (answered alike: 404). */
 export async function recipientOf(ex: Executor, merchantId: string, id: string): Promise<Recipient | null> {
-  const [row] = await ex
-    .select()
-    .from(recipients)
-    .where(and(eq(recipients.id, id), eq(recipients.merchantId, merchantId)));
-  return row ?? null;
+  // By id alone, the merchant checked on the row, like lockRecipient (./queries.ts).
+  const [row] = await ex.select().from(recipients).where(eq(recipients.id, id));
+  return row?.merchantId === merchantId ? row : null;
 }
 
 /** The recipient's ledger sum, which its balance must equal (tests compare them). */

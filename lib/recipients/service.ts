@@ -131,7 +131,7 @@ export async function updateRecipient(
       ...(scheduleChanged ? schedule : {}),
     };
     if (Object.keys(change).length === 0) return current;
-    const r = await updateRecipientRow(tx, merchantId, recipientId, change);
+    const r = await updateRecipientRow(tx, recipientId, change);
     if (keyChanged) await recordRecipientKey(tx, origin, merchantId, r.pixKey, recipientKeyLabel(r), true);
     const holds = await keyHolds(tx, merchantId, [r.pixKey]);
     await emit(tx, "recipient.updated", r, recipientView(r, holds.get(r.pixKey) ?? null));

@@ -5,10 +5,11 @@ import { NotFound } from "@/lib/errors";
 import { sandboxUnavailable } from "@/lib/sandbox/service";
 import { asEngineWork, chargeDueCycles } from "@/lib/subscriptions/engine";
 import { sandboxAuthorise, sandboxSettleCycle } from "@/lib/subscriptions/sandbox";
-import { cancelSubscription, createSubscription } from "@/lib/subscriptions/service";
+import { cancelSubscription, createSubscription, updateSubscription } from "@/lib/subscriptions/service";
 import {
   SUBSCRIPTION_DECIMAL_FIELDS,
   SUBSCRIPTION_FORM_LABELS,
+  subscriptionAmountForm,
   subscriptionCycleForm,
   subscriptionForm,
   subscriptionIdForm,
@@ -32,6 +33,15 @@ export const cancelSubscriptionAction = merchantAction(
     return { data: { id }, message: "sub.detail.cancelled" as const };
   },
   { permission: "orders.create" },
+);
+
+export const changeSubscriptionAmountAction = merchantAction(
+  subscriptionAmountForm,
+  async ({ id, value }, { merchant }) => {
+    await updateSubscription(merchant.id, id, { amount: { value } });
+    return { data: { id }, message: "sub.detail.amountChanged" as const };
+  },
+  { decimalFields: ["value"], labels: { value: "sub.detail.newAmount" }, permission: "orders.create" },
 );
 
 /** Sandbox only: the payer authorises in the bank app, like POST /api/v1/sandbox/subscriptions/{id}/authorize. */
