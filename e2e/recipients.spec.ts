@@ -6,7 +6,9 @@ import { SIZES, noHorizontalOverflow } from "./support/sizes";
 // sell with a split (a PIX order of R$ 100,00 with R$ 30,00 to the recipient, paid with the sandbox's
 // simulated payment), see the merchant's balance (its own part only) and the recipient's, pay the
 // recipient out, then change its PIX key: the form says until when the new key is held, and the
-// recipient's page refuses a payout until then, saying why. Screenshots of each page in SHOTS.
+// recipient's page refuses a payout until then, saying why; the payer's receipt shows the split only
+// once the merchant turns that on in Settings; and a weekly automatic payout is set on the edit form.
+// Screenshots of each page in SHOTS.
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? "test-results/screens-recipients";
 
@@ -80,6 +82,24 @@ for (const [size, viewport] of SIZES) {
     await expect(page.getByTestId("order-status")).toContainText("Concluído", { timeout: 30_000 });
     await expect(split.getByTestId("split-line")).toContainText("Creditado", { timeout: 30_000 });
     await shot("order-split-credited");
+    const payPath = new URL((await page.locator("span.font-mono", { hasText: "/pay/" }).first().textContent())!.trim())
+      .pathname;
+
+    // The payer's receipt shows nothing of the split until the merchant turns it on in Settings.
+    await page.goto(payPath);
+    await expect(page.getByTestId("receipt")).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId("receipt")).not.toContainText("Ana Vendedora");
+    await page.goto("/dashboard/settings");
+    await page.getByLabel("Mostrar a divisão no recibo do pagador").check();
+    const saved = page.waitForResponse(
+      (r) => r.request().method() === "POST" && r.request().headers()["next-action"] !== undefined,
+    );
+    await page.getByTestId("receipt-form").getByRole("button", { name: "Salvar", exact: true }).click();
+    await saved;
+    await page.goto(payPath);
+    await expect(page.getByTestId("receipt-split-0")).toContainText("Parte de Ana Vendedora");
+    await expect(page.getByTestId("receipt-split-0")).toContainText("R$ 30,00");
+    await shot("receipt-with-split");
 
     // The merchant's balance is its own part only (R$ 70,00 less the fee), the recipient's is R$ 30,00.
     await page.goto("/dashboard/withdrawals");
@@ -115,5 +135,19 @@ for (const [size, viewport] of SIZES) {
     await expect(page.getByTestId("key-held").first()).toBeVisible();
     await expect(page.getByTestId("payout-blocked")).toContainText("está em espera até");
     await shot("recipient-key-held");
+
+    // Automatic payouts: every week on Friday, from R$ 50,00; the page says so and names the next day.
+    await page.getByRole("link", { name: "Editar" }).click();
+    await page.getByLabel("Frequência").selectOption({ label: "Toda semana" });
+    await page.getByLabel("Dia da semana").selectOption({ label: "Sexta-feira" });
+    await page.getByLabel(/Saldo mínimo/).fill("50,00");
+    await shot("recipient-edit-schedule");
+    await page.getByRole("button", { name: "Salvar alterações" }).click();
+    await expect(page).toHaveURL(/saved=1/);
+    await expect(page.getByTestId("recipient-schedule")).toContainText(
+      "Toda semana · Sexta-feira · a partir de R$ 50,00",
+    );
+    await expect(page.getByTestId("recipient-schedule")).toContainText("Próximo:");
+    await shot("recipient-schedule");
   });
 }

@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { API_ENDPOINTS } from "@/lib/api/endpoints";
 import { errorSchemaFor } from "@/lib/api/openapi";
 import { createBatchEndpoint, createInvoiceEndpoint } from "@/lib/invoices/endpoints";
+import { db } from "@/db";
 import { createRecipientEndpoint } from "@/lib/recipients/endpoints";
+import { postRecipientEntry } from "@/lib/recipients/ledger";
 import { createSubscriptionEndpoint } from "@/lib/subscriptions/endpoints";
 import { payCryptoPixEndpoint } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
@@ -210,7 +213,9 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
   const cursors = new Map<Endpoint, string[]>();
 
   beforeAll(async () => {
-    ({ apiKey } = await seedMerchant({ balanceCentavos: 1_000_000_00, accountType: "business" }));
+    const seeded = await seedMerchant({ balanceCentavos: 1_000_000_00, accountType: "business" });
+    ({ apiKey } = seeded);
+    const { merchant } = seeded;
     ({ apiKey: hooksKey } = await seedMerchant());
     const pix = await api("POST", "/api/v1/order/create/pix", { apiKey, body: { value: 12.34 } });
     const deposit = await api("POST", "/api/v1/onchain/deposit", {
@@ -250,6 +255,22 @@ describe("fuzz: path parameters and query strings of every GET endpoint", () => 
       body: createRecipientEndpoint.docs.requestExample,
     });
     real.id.push(recipient.body.recipient.id);
+    // A payout of it, for /api/v1/recipients/{id}/payouts/{payoutId}: its balance credited as a split part is.
+    await db().transaction((tx) =>
+      postRecipientEntry(tx, {
+        merchantId: merchant.id,
+        recipientId: recipient.body.recipient.id,
+        kind: "split_credit",
+        amountCentavos: 5_000,
+        refType: "order_split",
+        refId: randomUUID(),
+      }),
+    );
+    const recipientPayout = await api("POST", `/api/v1/recipients/${recipient.body.recipient.id}/payouts`, {
+      apiKey,
+      body: { value: 10 },
+    });
+    real.payoutId = [recipientPayout.body.payout.id];
     // A payment link, for /api/v1/payment-links/{id} and its public page by slug.
     const link = await api("POST", "/api/v1/payment-links", {
       apiKey,

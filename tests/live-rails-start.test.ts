@@ -285,13 +285,14 @@ describe("live mode starts with the rails that are configured", () => {
       // Nothing works a rail this server does not have: no chain watcher, hot-wallet transactions,
       // Lightning or exchange polls, hold invoices. Reconciliation and the solvency report run in
       // every live deployment, over the rails it has; MED infractions come with Efí's payouts,
-      // Pix Automático notices with API Pix.
+      // Pix Automático notices with API Pix, recipients' automatic payouts with PIX payouts.
       expect(await queues(live)).toEqual([
         "med-infractions",
         "order-refund",
         "pix-confirm",
         "pix-payout",
         "pix-reconcile",
+        "recipient-auto-payouts",
         "reconcile-daily",
         "solvency-report",
         "subscription-notice",

@@ -281,6 +281,10 @@ describe("documented examples against the real handlers", () => {
         refId: randomUUID(),
       }),
     );
+    // One payout of it, to read back by id.
+    ids.recipientPayout = (
+      await api("POST", `/api/v1/recipients/${ids.recipientToPay}/payouts`, { apiKey, body: { value: 10 } })
+    ).body.payout.id;
   });
 
   /** Path params for each route, from the objects made above. */
@@ -304,6 +308,7 @@ describe("documented examples against the real handlers", () => {
       "/api/v1/recipients/{id}": ids.recipient,
       "/api/v1/recipients/{id}/statement": ids.recipient,
       "/api/v1/recipients/{id}/payouts": ids.recipientToPay,
+      "/api/v1/recipients/{id}/payouts/{payoutId}": ids.recipientToPay,
       "/api/v1/payment-links/{id}": ids.paymentLink,
       "/api/v1/payment-links/{id}/pause": ids.paymentLink,
       "/api/v1/payment-links/{id}/resume": ids.paymentLink,
@@ -332,7 +337,8 @@ describe("documented examples against the real handlers", () => {
     return path.replace(
       /\{([^}]+)\}/g,
       (_, name: string) =>
-        (name === "deliveryId" ? ids.delivery : values[path]) ?? "00000000-0000-4000-8000-000000000000",
+        (name === "deliveryId" ? ids.delivery : name === "payoutId" ? ids.recipientPayout : values[path]) ??
+        "00000000-0000-4000-8000-000000000000",
     );
   }
 

@@ -137,6 +137,15 @@ function UnappliedScreens({ p, held }: { p: ChainPayment; held: "late" | "extra"
   );
 }
 
+/** The split's parts, when the merchant shows them on receipts (the public view has `splits` only then). */
+function splitLines(p: PublicPayment, t: ReturnType<typeof useI18n>["t"], money: (c: number) => string): ReceiptLine[] {
+  return (p.splits ?? []).map((part, i) => ({
+    label: t("pay.receiptSplitPart", { name: part.name }),
+    value: money(Math.round(part.value * 100)),
+    testId: `receipt-split-${i}`,
+  }));
+}
+
 /** Receipt lines for money the order did not take: what is still held, and a return's transaction once mined. */
 function unappliedLines(
   p: ChainPayment,
@@ -243,6 +252,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             { label: t("pay.receiptTo"), value: p.merchantName },
             { label: t("pay.receiptPaidAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
+            ...splitLines(p, t, money),
             { label: t("pay.receiptRefunded"), value: vars.returned, testId: "receipt-refunded" },
             ...(p.refunded
               ? [{ label: t("pay.receiptRefundedAt"), value: dateTime(p.refunded.at), testId: "receipt-refunded-at" }]
@@ -281,6 +291,7 @@ export function Checkout({ initial }: { initial: PublicPayment }) {
             { label: t("pay.receiptTo"), value: p.merchantName },
             { label: t("pay.receiptAt"), value: dateTime(p.paidAt ?? p.createdAt) },
             { label: t("pay.receiptMethod"), value: t(`kind.${p.method}`) },
+            ...splitLines(p, t, money),
             ...(invoice ? invoiceReceiptLines(invoice, t, money, locale) : []),
             ...(p.method === "onchain"
               ? [

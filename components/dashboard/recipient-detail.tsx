@@ -9,7 +9,7 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { payRecipientAction } from "@/lib/dashboard/actions/recipients";
 import type { RecipientDetail } from "@/lib/dashboard/server/recipients";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { isMessageKey } from "@/lib/i18n";
+import { formatDay, isMessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
 import { Brl, KeyHeld, Pill } from "./recipient-bits";
 
@@ -141,6 +141,23 @@ function Statement({ detail }: { detail: RecipientDetail }) {
   );
 }
 
+/** "Every week · Friday · from R$ 50,00 · Next: 05/12/2026", or "Only when I pay". */
+function ScheduleText({ detail }: { detail: RecipientDetail }) {
+  const { t, money, locale } = useI18n();
+  const s = detail.recipient.payoutSchedule;
+  if (!s) return <>{t("recipients.schedule.none")}</>;
+  const parts = [
+    t(`recipients.schedule.${s.interval}`),
+    ...(s.weekday ? [t(`recipients.weekday.${s.weekday}`)] : []),
+    ...(s.monthDay ? [String(s.monthDay)] : []),
+    ...(s.minimumValue !== null
+      ? [t("recipients.schedule.minimum", { value: money(Math.round(s.minimumValue * 100)) })]
+      : []),
+    t("recipients.schedule.next", { day: formatDay(s.nextSlot, locale) }),
+  ];
+  return <>{parts.join(" · ")}</>;
+}
+
 function Payouts({ detail }: { detail: RecipientDetail }) {
   const { t, dateTime } = useI18n();
   if (detail.payouts.length === 0) return null;
@@ -154,6 +171,7 @@ function Payouts({ detail }: { detail: RecipientDetail }) {
               <Brl value={p.value} className="font-semibold text-slate-900" />
               <p className="break-all text-xs text-slate-600">
                 {dateTime(p.createdAt)} · <span className="font-mono">{p.pixKey}</span>
+                {p.scheduleSlot ? ` · ${t("recipients.payouts.automatic")}` : null}
               </p>
               {p.failureReason ? <p className="text-xs text-red-700">{p.failureReason}</p> : null}
             </div>
@@ -197,6 +215,12 @@ export function RecipientDetailView({ detail, canPay }: { detail: RecipientDetai
               ) : (
                 <span className="text-xs text-slate-600">{t("recipients.detail.keyUsable")}</span>
               )}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-slate-600">{t("recipients.form.schedule")}</dt>
+            <dd className="text-slate-900" data-testid="recipient-schedule">
+              <ScheduleText detail={detail} />
             </dd>
           </div>
           {recipient.email ? (

@@ -2,12 +2,13 @@
 
 import { useActionState, useState } from "react";
 import { Card } from "@/components/ui/card";
-import { FormMessage, Input } from "@/components/ui/field";
+import { FormMessage, Input, Select } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { createRecipientAction, updateRecipientAction } from "@/lib/dashboard/actions/recipients";
 import { useI18n } from "@/lib/i18n/client";
 import type { RecipientView } from "@/lib/recipients/schemas";
+import { WEEKDAYS } from "@/lib/recipients/schedule";
 
 // Adding or editing a recipient, one column on a phone: name, CPF/CNPJ (fixed once added), the PIX
 // key it is paid to, e-mail and the merchant's own reference. On an edit the key field starts blank
@@ -26,6 +27,8 @@ export function RecipientForm({ recipient, holdHours }: { recipient?: RecipientV
   // When the hold would end if saved now; worked out on typing, so it follows the clock.
   const [holdEnds, setHoldEnds] = useState<Date | null>(null);
   const keyChanging = recipient !== undefined && newKey.trim() !== "";
+  const schedule = recipient?.payoutSchedule ?? null;
+  const [interval, setInterval] = useState(values?.payoutInterval ?? schedule?.interval ?? "");
   return (
     <Card>
       <form
@@ -128,6 +131,54 @@ export function RecipientForm({ recipient, holdHours }: { recipient?: RecipientV
             errors={errors?.reference}
           />
         </div>
+        <fieldset className="space-y-3 rounded-lg border border-slate-200 p-3" data-testid="payout-schedule">
+          <legend className="px-1 text-sm font-medium text-slate-800">{t("recipients.form.schedule")}</legend>
+          <p className="text-xs text-slate-600">{t("recipients.form.scheduleHint")}</p>
+          <Select
+            label={t("recipients.form.scheduleInterval")}
+            name="payoutInterval"
+            value={interval}
+            onChange={(e) => setInterval(e.target.value)}
+            options={[
+              { value: "", label: t("recipients.schedule.none") },
+              { value: "daily", label: t("recipients.schedule.daily") },
+              { value: "weekly", label: t("recipients.schedule.weekly") },
+              { value: "monthly", label: t("recipients.schedule.monthly") },
+            ]}
+            errors={errors?.payoutSchedule}
+          />
+          {interval === "weekly" ? (
+            <Select
+              label={t("recipients.form.scheduleWeekday")}
+              name="payoutWeekday"
+              defaultValue={values?.payoutWeekday ?? schedule?.weekday ?? "friday"}
+              options={WEEKDAYS.map((d) => ({ value: d, label: t(`recipients.weekday.${d}`) }))}
+            />
+          ) : null}
+          {interval === "monthly" ? (
+            <Input
+              label={t("recipients.form.scheduleMonthDay")}
+              name="payoutMonthDay"
+              inputMode="numeric"
+              autoComplete="off"
+              hint={t("recipients.form.scheduleMonthDayHint")}
+              defaultValue={values?.payoutMonthDay ?? (schedule?.monthDay ? String(schedule.monthDay) : "")}
+            />
+          ) : null}
+          {interval !== "" ? (
+            <Input
+              label={t("recipients.form.scheduleMinimum")}
+              name="payoutMinimum"
+              inputMode="decimal"
+              optional
+              autoComplete="off"
+              hint={t("recipients.form.scheduleMinimumHint")}
+              defaultValue={
+                values?.payoutMinimum ?? (schedule?.minimumValue != null ? String(schedule.minimumValue) : "")
+              }
+            />
+          ) : null}
+        </fieldset>
         {recipient ? (
           <label className="flex items-start gap-2 text-sm text-slate-800">
             <input

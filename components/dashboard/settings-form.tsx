@@ -6,7 +6,12 @@ import { Alert } from "@/components/ui/card";
 import { FormMessage, Input } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { idle, type ActionState } from "@/lib/forms/action-state";
-import { confirmPayoutKeyAction, updateCompanyAction, updatePayoutKeyAction } from "@/lib/dashboard/actions/settings";
+import {
+  confirmPayoutKeyAction,
+  updateCompanyAction,
+  updatePayoutKeyAction,
+  updateReceiptAction,
+} from "@/lib/dashboard/actions/settings";
 import { useI18n } from "@/lib/i18n/client";
 
 function useForm(action: (prev: ActionState<null>, fd: FormData) => Promise<ActionState<null>>) {
@@ -36,6 +41,31 @@ export function CompanyForm({ companyName }: { companyName: string }) {
         errors={f.errors?.companyName}
       />
       <SubmitButton pendingLabel={t("common.loading")}>{t("common.save")}</SubmitButton>
+    </form>
+  );
+}
+
+/** Whether the payer's receipt shows the split: off by default, the merchant's choice. */
+export function ReceiptForm({ showsSplits, canEdit }: { showsSplits: boolean; canEdit: boolean }) {
+  const { t } = useI18n();
+  const f = useForm(updateReceiptAction);
+  return (
+    <form action={f.dispatch} className="space-y-4" noValidate data-testid="receipt-form">
+      {f.message}
+      <label className="flex items-start gap-2 text-sm text-slate-800">
+        <input
+          type="checkbox"
+          name="receiptShowsSplits"
+          className="mt-0.5 size-4 rounded border-slate-300"
+          defaultChecked={f.values ? f.values.receiptShowsSplits === "on" : showsSplits}
+          disabled={!canEdit}
+        />
+        <span>
+          {t("settings.receiptSplits")}
+          <span className="mt-0.5 block text-xs text-slate-600">{t("settings.receiptSplitsHint")}</span>
+        </span>
+      </label>
+      {canEdit ? <SubmitButton pendingLabel={t("common.loading")}>{t("common.save")}</SubmitButton> : null}
     </form>
   );
 }

@@ -19,6 +19,9 @@ export const merchants = pgTable(
     accountType: text("account_type", { enum: ACCOUNT_TYPES }).notNull().default("standard"),
     // On: API withdrawals go only to confirmed payout_destinations (off by default: the API takes any valid key).
     apiDestinationAllowlist: boolean("api_destination_allowlist").notNull().default(false),
+    // On: the payer's receipt (/pay/{paymentLinkId} and GET /public/payments/{id}) names the order's
+    // recipients and their parts. Off by default: a split is the merchant's business, not the payer's.
+    receiptShowsSplits: boolean("receipt_shows_splits").notNull().default(false),
     // The folded part of the balance: the balance is this plus the merchant's unfolded_credits,
     // which always equals the ledger sum (lib/ledger/ledger.ts). Debits move it directly; the row is
     // also the lock that serialises a merchant's debits, and never one of its credits.

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { check, date, index, integer, pgTable, smallint, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { centavos, createdAt, inList, ts, updatedAt } from "./columns";
 import { merchants } from "./merchants";
 import { onchainOrders } from "./onchain";
@@ -7,6 +7,8 @@ import { orders } from "./orders";
 
 export const RECIPIENT_STATUSES = ["ACTIVE", "DISABLED"] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+export const PAYOUT_INTERVALS = ["daily", "weekly", "monthly"] as const;
+export type PayoutInterval = (typeof PAYOUT_INTERVALS)[number];
 
 /**
  * A merchant's recipient ("recebedor"): someone a payment's split sends part of it to.
@@ -37,11 +39,32 @@ export const recipients = pgTable(
     status: text("status", { enum: RECIPIENT_STATUSES }).notNull().default("ACTIVE"),
     // The merchant's own id for it (a seller id in its marketplace).
     reference: text("reference"),
+    // The automatic payout schedule (lib/recipients/schedule.ts), all null when there is none: each
+    // slot is a São Paulo calendar day; weekday 1 (Monday) to 7 (Sunday); a month_day past the end of
+    // a month means its last day; only slots starting at or after payout_schedule_since are paid.
+    payoutInterval: text("payout_interval", { enum: PAYOUT_INTERVALS }),
+    payoutWeekday: smallint("payout_weekday"),
+    payoutMonthDay: smallint("payout_month_day"),
+    payoutMinimumCentavos: centavos("payout_minimum_centavos"),
+    payoutScheduleSince: ts("payout_schedule_since"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("recipients_merchant").on(t.merchantId, t.createdAt, t.id),
+    // The schedule's job reads only the recipients that have one.
+    index("recipients_payout_schedule")
+      .on(t.id)
+      .where(sql`payout_interval is not null`),
+    check(
+      "recipients_payout_schedule",
+      sql`(payout_interval is null and payout_weekday is null and payout_month_day is null and payout_minimum_centavos is null and payout_schedule_since is null)
+        or (payout_schedule_since is not null and (
+          (payout_interval = 'daily' and payout_weekday is null and payout_month_day is null)
+          or (payout_interval = 'weekly' and payout_weekday between 1 and 7 and payout_month_day is null)
+          or (payout_interval = 'monthly' and payout_weekday is null and payout_month_day between 1 and 31))
+          and (payout_minimum_centavos is null or payout_minimum_centavos > 0))`,
+    ),
     uniqueIndex("recipients_merchant_document").on(t.merchantId, t.document),
     check("recipients_status", inList("status", RECIPIENT_STATUSES)),
   ],
@@ -144,11 +167,17 @@ export const recipientPayouts = pgTable(
     providerRef: text("provider_ref"),
     failureReason: text("failure_reason"),
     completedAt: ts("completed_at"),
+    // The São Paulo day of the automatic schedule's slot it pays, null for a payout asked for: one
+    // payout per slot however often the schedule's job runs (recipient_payouts_schedule_slot).
+    scheduleSlot: date("schedule_slot", { mode: "string" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("recipient_payouts_recipient").on(t.recipientId, t.createdAt, t.id),
+    uniqueIndex("recipient_payouts_schedule_slot")
+      .on(t.recipientId, t.scheduleSlot)
+      .where(sql`schedule_slot is not null`),
     check("recipient_payouts_status", inList("status", RECIPIENT_PAYOUT_STATUSES)),
     check("recipient_payouts_value_positive", sql`value_centavos > 0`),
   ],

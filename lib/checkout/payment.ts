@@ -14,6 +14,7 @@ import { parseBrCode } from "@/lib/pix/brcode";
 import { env } from "@/lib/env";
 import { resolutionsOf } from "@/lib/onchain/unapplied-queries";
 import type { UnappliedResolution } from "@/db/schema";
+import { receiptParts } from "@/lib/splits/service";
 import type { PublicPayment } from "./schemas";
 
 export type { PublicPayment } from "./schemas";
@@ -30,6 +31,15 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
   const merchant = await merchantById(db(), found.order.merchantId);
   const merchantName = merchant?.companyName ?? "";
   const link = paymentLink(paymentLinkId);
+  // The split only where the merchant chose to show it (Settings); absent otherwise, as from an unsplit order.
+  const parts = merchant?.receiptShowsSplits
+    ? await receiptParts(
+        db(),
+        found.kind === "order" ? { orderId: found.order.id } : { onchainOrderId: found.order.id },
+        found.order.splitCount,
+      )
+    : [];
+  const splits = parts.length > 0 ? { splits: parts } : {};
   if (found.kind === "order") {
     const order = found.order;
     // Only concluded refunds: a pending one may still fail, and the payer must not be told the money is back.
@@ -50,6 +60,7 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
       expiresAt: order.expiresAt ? order.expiresAt.toISOString() : null,
       paidAt: order.paidAt ? order.paidAt.toISOString() : null,
       link,
+      ...splits,
       ...(refundedCentavos > 0 && lastRefundAt
         ? { refunded: { value: centavosToBrl(refundedCentavos), at: lastRefundAt.toISOString() } }
         : {}),
@@ -117,6 +128,7 @@ export async function publicPayment(paymentLinkId: string): Promise<PublicPaymen
     expiresAt: dep.expiresAt.toISOString(),
     paidAt: dep.completedAt ? dep.completedAt.toISOString() : null,
     link,
+    ...splits,
     payment: {
       address: dep.address,
       network: dep.network as Network,

@@ -16,6 +16,18 @@ const base = {
   createdAt: isoDateTime,
   paidAt: isoDateTime.nullable(),
   link: urlField,
+  splits: z
+    .array(
+      z.strictObject({
+        name: z.string().meta({ description: "The recipient's name" }),
+        value: brlAmount.meta({ description: "Its part of the payment, BRL" }),
+      }),
+    )
+    .optional()
+    .meta({
+      description:
+        "Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part",
+    }),
 };
 const qrContent = z.string().meta({ description: "What the QR code encodes" });
 const refunded = z

@@ -23,6 +23,8 @@ import { withSplitRows } from "./split-form";
 
 export const companyForm = formSchema(z.object({ companyName: companyNameField }));
 export const payoutKeyForm = formSchema(z.object({ pixKey: pixKeyField }));
+/** The payer's receipt: whether it names the split's recipients and parts (a box: absent is off). */
+export const receiptForm = formSchema(z.object({ receiptShowsSplits: z.literal("on").optional() }));
 
 /** A key's scopes are one checkbox each, named by scopeField (FormData keeps one value per name). */
 export const scopeField = (scope: ApiScope) => `scope-${scope}` as const;
@@ -274,7 +276,45 @@ export const subscriptionCycleForm = formSchema(
  * A recipient ("recebedor") as the dashboard adds it: the API's own body (document and key checked
  * there), blanks being "not sent".
  */
-export const recipientForm = formSchema(createRecipientBody);
+export const RECIPIENT_INTEGER_FIELDS = ["payoutMonthDay"] as const;
+export const RECIPIENT_DECIMAL_FIELDS = ["payoutMinimum"] as const;
+/**
+ * The automatic payout schedule's fields, flat on the form: a blank interval is no schedule, and only
+ * the day field of the chosen interval is sent (the other may keep what was typed before a switch).
+ */
+const scheduleFields = {
+  payoutInterval: z.string().optional(),
+  payoutWeekday: z.string().optional(),
+  payoutMonthDay: z.unknown().optional(),
+  payoutMinimum: z.unknown().optional(),
+};
+type ScheduleFields = {
+  payoutInterval?: string;
+  payoutWeekday?: string;
+  payoutMonthDay?: unknown;
+  payoutMinimum?: unknown;
+};
+type ScheduleInput = z.input<typeof createRecipientBody>["payoutSchedule"];
+/** The API body's schedule from the form's fields (the API's schema judges what was typed). */
+function scheduleFromForm(f: ScheduleFields): ScheduleInput {
+  if (!f.payoutInterval) return null;
+  return {
+    interval: f.payoutInterval,
+    ...(f.payoutInterval === "weekly" && f.payoutWeekday !== undefined ? { weekday: f.payoutWeekday } : {}),
+    ...(f.payoutInterval === "monthly" && f.payoutMonthDay !== undefined ? { monthDay: f.payoutMonthDay } : {}),
+    ...(f.payoutMinimum !== undefined ? { minimumValue: f.payoutMinimum } : {}),
+  } as ScheduleInput;
+}
+export const recipientForm = formSchema(
+  z
+    .looseObject(scheduleFields)
+    .transform(({ payoutInterval, payoutWeekday, payoutMonthDay, payoutMinimum, ...rest }) => {
+      const payoutSchedule = scheduleFromForm({ payoutInterval, payoutWeekday, payoutMonthDay, payoutMinimum });
+      return { ...rest, ...(payoutSchedule ? { payoutSchedule } : {}) } as z.input<typeof createRecipientBody>;
+    })
+    .pipe(createRecipientBody),
+  { integer: RECIPIENT_INTEGER_FIELDS, decimal: RECIPIENT_DECIMAL_FIELDS },
+);
 /**
  * An edit: every field of the form is sent, so a blank e-mail or reference clears it and the
  * "active" box sets the status; judged by the API's PATCH body.
@@ -290,6 +330,7 @@ export const recipientEditForm = formSchema(
       email: z.string().optional(),
       reference: z.string().optional(),
       active: ticked,
+      ...scheduleFields,
     })
     .transform(({ active, ...f }): z.input<typeof recipientEditBody> => ({
       id: f.id,
@@ -298,8 +339,11 @@ export const recipientEditForm = formSchema(
       email: f.email ?? null,
       reference: f.reference ?? null,
       status: active === "on" ? "ACTIVE" : "DISABLED",
+      // A blank interval stops automatic payouts; the same schedule again keeps its start.
+      payoutSchedule: scheduleFromForm(f),
     }))
     .pipe(recipientEditBody),
+  { integer: RECIPIENT_INTEGER_FIELDS, decimal: RECIPIENT_DECIMAL_FIELDS },
 );
 /** Paying a recipient out: blank amount = its whole balance, as the API's body has it. */
 export const recipientPayoutForm = formSchema(

@@ -190,6 +190,13 @@ export async function updateMerchant(id: string, patch: UpdateMerchantInput): Pr
   return merchantView(row);
 }
 
+/** Whether the payer's receipt names the order's recipients and their parts (dashboard Settings). */
+export async function setReceiptShowsSplits(id: string, shown: boolean): Promise<void> {
+  const row = await updateMerchantRow(db(), id, { receiptShowsSplits: shown });
+  if (!row) throw new NotFound("Merchant not found");
+  forgetMerchant(id);
+}
+
 /** An owner vouches for the current payout key, ending its hold; the key's own change time stays. */
 export async function confirmPayoutKey(id: string): Promise<void> {
   const row = await updateMerchantRow(db(), id, { pixKeyConfirmedAt: sql`now()` });

@@ -25,7 +25,14 @@ import {
   statementResponse,
   updateRecipientBody,
 } from "./schemas";
-import { createRecipient, getRecipient, listRecipients, recipientStatement, updateRecipient } from "./service";
+import {
+  createRecipient,
+  findRecipient,
+  getRecipient,
+  listRecipients,
+  recipientStatement,
+  updateRecipient,
+} from "./service";
 
 // Recipients ("recebedores", docs/api.md#recipients): sub-accounts of the merchant with a balance of
 // their own on its ledger, a statement, and PIX payouts to their key.
@@ -52,7 +59,8 @@ export const createRecipientEndpoint = defineEndpoint({
     summary: "Create a recipient",
     description:
       "A sub-account of the merchant (a seller, a franchisee, a waiter) that splits of orders credit. It has its own `balance` on the merchant's ledger (never part of GET /api/v1/account), a statement, and PIX payouts to its `pixKey`. " +
-      "`document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH).",
+      "`document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH). " +
+      "`payoutSchedule` pays the whole balance automatically on each slot (a São Paulo day: daily, a weekday, or a day of the month), once per slot, never while the key is held or the balance is below `minimumValue`.",
     tag: TAG,
     requestExample: {
       name: "Maria Souza Doces",
@@ -134,10 +142,14 @@ export const updateRecipientEndpoint = defineEndpoint({
     summary: "Edit a recipient",
     description:
       "Only the fields sent change; `null` clears `email` or `reference`. A new `pixKey` is a new withdrawal destination of the merchant's: held for DESTINATION_HOLD_HOURS (default 24) and announced to the owners by e-mail with a link that confirms it; payouts are refused until then (`pixKeyUsableAt`). " +
-      "`status: DISABLED` stops its payouts; its balance and statement remain. The document cannot change: create another recipient.",
+      "`status: DISABLED` stops its payouts; its balance and statement remain. `payoutSchedule` sets automatic payouts (its first slot is the first São Paulo day to begin after the change) or, with null, stops them. The document cannot change: create another recipient.",
     tag: TAG,
     params,
-    requestExample: { pixKey: "529.982.247-25", name: "Maria Souza Doces" },
+    requestExample: {
+      pixKey: "529.982.247-25",
+      name: "Maria Souza Doces",
+      payoutSchedule: { interval: "weekly", weekday: "friday", minimumValue: 50 },
+    },
     errors: [400, 404],
     errorExamples: {
       400: {
@@ -213,6 +225,34 @@ export const recipientPayoutEndpoint = defineEndpoint({
   replay: async ({ merchant, resource }) => ({ payout: await findRecipientPayout(merchant.id, resource.id) }),
 });
 
+export const getRecipientPayoutEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/recipients/{id}/payouts/{payoutId}",
+  caller: merchantKey,
+  scope: "read",
+  errorBody: messageBody,
+  response: {
+    status: 200,
+    description: "The payout as it stands",
+    schema: recipientPayoutResponse,
+    example: recipientPayoutExample,
+  },
+  docs: {
+    summary: "Look up a recipient's payout",
+    description:
+      "One payout of the recipient, asked for or automatic (`scheduleSlot`), with its state: PENDING until the provider decides, then COMPLETED or FAILED (with `failureReason`, credited back). " +
+      "Another merchant's payout, another recipient's, or an unknown id is a 404.",
+    tag: TAG,
+    params: { id: "Recipient id (UUID)", payoutId: "Payout id (UUID), as POST /recipients/{id}/payouts answered" },
+    errors: [404],
+    errorExamples: { 404: { message: "Recipient payout not found" } },
+  },
+  handle: async ({ merchant, params }) => {
+    const recipient = await findRecipient(merchant.id, params.id);
+    return { payout: await findRecipientPayout(merchant.id, params.payoutId, recipient.id) };
+  },
+});
+
 export const RECIPIENT_ENDPOINTS = [
   createRecipientEndpoint,
   listRecipientsEndpoint,
@@ -220,4 +260,5 @@ export const RECIPIENT_ENDPOINTS = [
   updateRecipientEndpoint,
   recipientStatementEndpoint,
   recipientPayoutEndpoint,
+  getRecipientPayoutEndpoint,
 ];

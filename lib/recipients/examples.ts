@@ -12,6 +12,7 @@ const recipient = {
   email: "maria@example.com",
   reference: "seller-1001",
   balance: 0,
+  payoutSchedule: null,
   status: "ACTIVE",
   createdAt: "2026-12-02T03:00:00.000Z",
   updatedAt: "2026-12-02T03:00:00.000Z",
@@ -27,6 +28,7 @@ export const updatedRecipientExample = {
     pixKey: "***.982.247-**",
     pixKeyType: "cpf",
     pixKeyUsableAt: "2026-12-03T03:00:00.000Z",
+    payoutSchedule: { interval: "weekly", weekday: "friday", minimumValue: 50, nextSlot: "2026-12-04" },
     updatedAt: "2026-12-02T03:05:00.000Z",
   },
 };

@@ -1,5 +1,5 @@
 import { db, type Tx } from "@/db";
-import type { RecipientPayout } from "@/db/schema";
+import type { Recipient, RecipientPayout } from "@/db/schema";
 import { InvalidInput, NotFound } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/outbox";
 import { bindIdempotencyKey } from "@/lib/idempotency-binding";
@@ -32,6 +32,48 @@ const emit = (tx: Tx, p: RecipientPayout, previousStatus: string | null) =>
   });
 
 /**
+ * In the caller's transaction, with the recipient locked and `value` checked against its balance:
+ * the key gate (./key-hold.ts), the payout's row and its pix_payouts record, the debit and the event.
+ * The on-request payout and the automatic schedule (./auto-payouts.ts) both pay through this; a
+ * scheduled one names its slot, which recipient_payouts_schedule_slot lets be paid once.
+ */
+export async function payOutLocked(
+  tx: Tx,
+  origin: RecipientOrigin,
+  r: Recipient,
+  value: number,
+  scheduleSlot: string | null,
+): Promise<{ payout: RecipientPayout; pixPayoutId: string }> {
+  await gateRecipientKey(tx, origin, r);
+  const p = await insertRecipientPayout(tx, {
+    merchantId: r.merchantId,
+    recipientId: r.id,
+    valueCentavos: value,
+    pixKey: r.pixKey,
+    pixKeyType: r.pixKeyType,
+    scheduleSlot,
+  });
+  const payout = await createPayout(tx, {
+    purpose: "recipient_payout",
+    ownerId: p.id,
+    merchantId: r.merchantId,
+    pixKey: p.pixKey,
+    valueCentavos: value,
+  });
+  await postRecipientEntry(tx, {
+    merchantId: r.merchantId,
+    recipientId: r.id,
+    kind: "payout_debit",
+    amountCentavos: -value,
+    refType: "recipient_payout",
+    refId: p.id,
+    description: scheduleSlot ? `Automatic PIX payout (${scheduleSlot})` : "PIX payout",
+  });
+  await emit(tx, p, null);
+  return { payout: p, pixPayoutId: payout.id };
+}
+
+/**
  * Pays `value` (default: the whole balance) to the recipient's key. Refused: a DISABLED recipient, a
  * held key (./key-hold.ts), a balance that does not cover it (or nothing to pay).
  */
@@ -57,42 +99,27 @@ export async function requestRecipientPayout(
         { code: "recipient.balanceInsufficient", values: { needed: Math.max(value, 1), balance: r.balanceCentavos } },
       );
     }
-    await gateRecipientKey(tx, origin, r);
-    const p = await insertRecipientPayout(tx, {
-      merchantId,
-      recipientId: r.id,
-      valueCentavos: value,
-      pixKey: r.pixKey,
-      pixKeyType: r.pixKeyType,
-    });
-    const payout = await createPayout(tx, {
-      purpose: "recipient_payout",
-      ownerId: p.id,
-      merchantId,
-      pixKey: p.pixKey,
-      valueCentavos: value,
-    });
-    await postRecipientEntry(tx, {
-      merchantId,
-      recipientId: r.id,
-      kind: "payout_debit",
-      amountCentavos: -value,
-      refType: "recipient_payout",
-      refId: p.id,
-      description: "PIX payout",
-    });
-    await emit(tx, p, null);
-    await bindIdempotencyKey(tx, { type: "recipient_payout", id: p.id });
-    return { payout: p, pixPayoutId: payout.id };
+    const made = await payOutLocked(tx, origin, r, value, null);
+    await bindIdempotencyKey(tx, { type: "recipient_payout", id: made.payout.id });
+    return made;
   });
   deliverQueuedSoon();
   await requestPixOut(made.pixPayoutId);
   return recipientPayoutView(made.payout);
 }
 
-export async function findRecipientPayout(merchantId: string, id: string): Promise<RecipientPayoutView> {
+/**
+ * The merchant's payout by its id, and when `recipientId` is given, of that recipient only: another
+ * merchant's, another recipient's or an unknown id are the same 404.
+ */
+export async function findRecipientPayout(
+  merchantId: string,
+  id: string,
+  recipientId?: string,
+): Promise<RecipientPayoutView> {
   const p = isUuid(id) ? await recipientPayoutOf(db(), merchantId, id.toLowerCase()) : undefined;
-  if (!p) throw new NotFound("Recipient payout not found");
+  if (!p || (recipientId !== undefined && p.recipientId !== recipientId.toLowerCase()))
+    throw new NotFound("Recipient payout not found");
   return recipientPayoutView(p);
 }
 

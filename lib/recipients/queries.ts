@@ -39,7 +39,22 @@ export async function lockRecipient(tx: Tx, merchantId: string, id: string): Pro
 export async function updateRecipientRow(
   tx: Tx,
   id: string,
-  change: Partial<Pick<Recipient, "name" | "email" | "reference" | "pixKey" | "pixKeyType" | "status">>,
+  change: Partial<
+    Pick<
+      Recipient,
+      | "name"
+      | "email"
+      | "reference"
+      | "pixKey"
+      | "pixKeyType"
+      | "status"
+      | "payoutInterval"
+      | "payoutWeekday"
+      | "payoutMonthDay"
+      | "payoutMinimumCentavos"
+      | "payoutScheduleSince"
+    >
+  >,
 ): Promise<Recipient> {
   const [row] = await tx
     .update(recipients)

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { RECIPIENT_PAYOUT_STATUSES, RECIPIENT_STATUSES } from "@/db/schema";
+import { PAYOUT_INTERVALS, RECIPIENT_PAYOUT_STATUSES, RECIPIENT_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, centavosAmount, isoDateTime, requiredText } from "@/lib/fields";
 import { classifyPixKey, PIX_KEY_TYPES } from "@/lib/pix/keys";
 import { recipientDocument } from "./fields";
+import { WEEKDAYS } from "./schedule";
 
 // Requests and responses of /api/v1/recipients (docs/api.md#recipients). The document and the PIX key
 // are checked here with the rules of ./fields.ts (check digits, lib/pix/keys), so a bad one is a 400
@@ -64,12 +65,59 @@ const reference = z
   .max(200, "must be at most 200 characters")
   .meta({ description: "Your own id for the recipient (a seller id); filterable in the list" });
 
+const weekday = z.enum(WEEKDAYS, { error: `must be one of ${WEEKDAYS.join(", ")}` });
+
+/**
+ * The automatic payout schedule (docs/api.md#automatic-payouts): `weekday` goes with weekly and
+ * `monthDay` with monthly, and neither with another interval, so what is sent is what is meant.
+ */
+const payoutSchedule = z
+  .object(
+    {
+      interval: z
+        .enum(PAYOUT_INTERVALS, { error: `must be one of ${PAYOUT_INTERVALS.join(", ")}` })
+        .meta({ description: "daily: every São Paulo day; weekly: on `weekday`; monthly: on `monthDay`" }),
+      weekday: weekday.optional().meta({ description: "Required with weekly, refused otherwise" }),
+      monthDay: z
+        .int({ error: "must be a whole number from 1 to 31" })
+        .min(1, "must be a whole number from 1 to 31")
+        .max(31, "must be a whole number from 1 to 31")
+        .optional()
+        .meta({
+          description:
+            "Required with monthly, refused otherwise; in a month without that day, its last day (31 pays on 30 April and 28 or 29 February)",
+        }),
+      minimumValue: brlValue.optional().meta({
+        description:
+          "BRL: a slot pays only a balance of at least this much (default: any positive balance); the balance waits for a later slot otherwise",
+      }),
+    },
+    { error: "must be an object { interval, weekday?, monthDay?, minimumValue? } or null" },
+  )
+  .superRefine((s, ctx) => {
+    if (s.interval === "weekly" && s.weekday === undefined)
+      ctx.addIssue({ code: "custom", path: ["weekday"], message: "is required with interval weekly" });
+    if (s.interval !== "weekly" && s.weekday !== undefined)
+      ctx.addIssue({ code: "custom", path: ["weekday"], message: "is only for interval weekly" });
+    if (s.interval === "monthly" && s.monthDay === undefined)
+      ctx.addIssue({ code: "custom", path: ["monthDay"], message: "is required with interval monthly" });
+    if (s.interval !== "monthly" && s.monthDay !== undefined)
+      ctx.addIssue({ code: "custom", path: ["monthDay"], message: "is only for interval monthly" });
+  });
+export type PayoutScheduleInput = z.output<typeof payoutSchedule>;
+
+const payoutScheduleField = payoutSchedule.nullable().optional().meta({
+  description:
+    "Automatic payouts of the whole balance by PIX to `pixKey` (times in America/Sao_Paulo; docs/api.md#automatic-payouts); null or absent: payouts only on request",
+});
+
 export const createRecipientBody = bodyObject({
   name,
   document,
   pixKey,
   email: email.optional(),
   reference: reference.optional(),
+  payoutSchedule: payoutScheduleField,
 });
 export type CreateRecipientInput = z.output<typeof createRecipientBody>;
 
@@ -86,6 +134,10 @@ export const updateRecipientBody = bodyObject({
     .enum(RECIPIENT_STATUSES, { error: `must be one of ${RECIPIENT_STATUSES.join(", ")}` })
     .optional()
     .meta({ description: "DISABLED: no payouts (and no new splits); ACTIVE again re-enables it" }),
+  payoutSchedule: payoutScheduleField.meta({
+    description:
+      "A new automatic payout schedule (its first slot is the first to begin after this change), or null to stop automatic payouts",
+  }),
 });
 export type UpdateRecipientInput = z.output<typeof updateRecipientBody>;
 
@@ -110,6 +162,20 @@ export type RecipientPayoutInput = z.output<typeof recipientPayoutBody>;
 
 // Responses.
 
+export const payoutScheduleViewSchema = z
+  .strictObject({
+    interval: z.enum(PAYOUT_INTERVALS),
+    weekday: weekday.optional().meta({ description: "Present with weekly" }),
+    monthDay: z.int().optional().meta({ description: "Present with monthly" }),
+    minimumValue: brlAmount.nullable().meta({ description: "null: any positive balance is paid" }),
+    nextSlot: z.iso.date().meta({
+      description:
+        "The São Paulo day the next slot begins (at its midnight); a slot already begun and not yet paid stays due until then",
+    }),
+  })
+  .meta({ id: "RecipientPayoutSchedule" });
+export type PayoutScheduleView = z.infer<typeof payoutScheduleViewSchema>;
+
 export const recipientViewSchema = z
   .strictObject({
     id: z.uuid(),
@@ -126,6 +192,9 @@ export const recipientViewSchema = z
     reference: z.string().nullable(),
     balance: brlAmount.meta({
       description: "What the recipient is owed: the sum of its statement; may be negative after a refund",
+    }),
+    payoutSchedule: payoutScheduleViewSchema.nullable().meta({
+      description: "Its automatic payouts, or null when it is paid out only on request",
     }),
     status: z.enum(RECIPIENT_STATUSES),
     createdAt: isoDateTime,
@@ -174,6 +243,9 @@ export const recipientPayoutViewSchema = z
     amount: centavosAmount,
     pixKey: z.string().meta({ description: "The key paid, masked" }),
     failureReason: z.string().optional(),
+    scheduleSlot: z.iso.date().optional().meta({
+      description: "Present on an automatic payout: the São Paulo day of the schedule's slot it paid",
+    }),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
     completedAt: isoDateTime.optional(),

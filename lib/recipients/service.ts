@@ -10,6 +10,8 @@ import { keysetPage } from "@/lib/paging";
 import { isHolding } from "@/lib/withdrawals/destinations";
 import { keyHolds, recipientKeyLabel, recordRecipientKey, type RecipientOrigin } from "./key-hold";
 import { recipientOf } from "./ledger";
+import { now } from "@/lib/clock";
+import { sameSchedule, scheduleColumns } from "./schedule";
 import { insertRecipient, lockRecipient, recipientsPage, statementPage, updateRecipientRow } from "./queries";
 import type {
   CreateRecipientInput,
@@ -59,6 +61,7 @@ export async function createRecipient(
       pixKeyType: input.pixKey.type,
       email: input.email ?? null,
       reference: input.reference ?? null,
+      ...scheduleColumns(input.payoutSchedule ?? null, now()),
     });
     if (!r) {
       throw new Conflict("A recipient with this document already exists", { code: "recipient.documentTaken" });
@@ -116,12 +119,16 @@ export async function updateRecipient(
     const current = await lockRecipient(tx, merchantId, recipientId);
     if (!current) throw recipientNotFound();
     const keyChanged = input.pixKey !== undefined && input.pixKey.value !== current.pixKey;
+    // A schedule sent anew starts anew (its first slot the first to begin after now); the same one keeps its start.
+    const schedule = input.payoutSchedule !== undefined ? scheduleColumns(input.payoutSchedule, now()) : undefined;
+    const scheduleChanged = schedule !== undefined && !sameSchedule(schedule, current);
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(input.reference !== undefined ? { reference: input.reference } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
       ...(keyChanged ? { pixKey: input.pixKey!.value, pixKeyType: input.pixKey!.type } : {}),
+      ...(scheduleChanged ? schedule : {}),
     };
     if (Object.keys(change).length === 0) return current;
     const r = await updateRecipientRow(tx, recipientId, change);

@@ -1,11 +1,26 @@
 import type { Recipient, RecipientPayout } from "@/db/schema";
 import { centavosToBrl } from "@/lib/money";
 import { maskPixKey } from "@/lib/pix/keys";
+import { now } from "@/lib/clock";
 import type { RecipientEntry } from "./queries";
-import type { RecipientPayoutView, RecipientView, StatementEntryView } from "./schemas";
+import type { PayoutScheduleView, RecipientPayoutView, RecipientView, StatementEntryView } from "./schemas";
+import { nextSlot, scheduleOf, WEEKDAYS } from "./schedule";
 
 // What the API (and the dashboard) shows of a recipient: the document and key masked as receipts and
 // withdrawals show them (lib/pix/keys maskPixKey), amounts in BRL.
+
+/** The recipient's automatic payout schedule as the API shows it, with the day its next slot begins. */
+export function payoutScheduleView(r: Recipient, at: Date = now()): PayoutScheduleView | null {
+  const s = scheduleOf(r);
+  if (!s) return null;
+  return {
+    interval: s.interval,
+    ...(s.weekday !== null ? { weekday: WEEKDAYS[s.weekday - 1] } : {}),
+    ...(s.monthDay !== null ? { monthDay: s.monthDay } : {}),
+    minimumValue: s.minimumCentavos !== null ? centavosToBrl(s.minimumCentavos) : null,
+    nextSlot: nextSlot(s, at),
+  };
+}
 
 export function recipientView(r: Recipient, heldUntil: Date | null): RecipientView {
   return {
@@ -19,6 +34,7 @@ export function recipientView(r: Recipient, heldUntil: Date | null): RecipientVi
     email: r.email,
     reference: r.reference,
     balance: centavosToBrl(r.balanceCentavos),
+    payoutSchedule: payoutScheduleView(r),
     status: r.status,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -47,6 +63,7 @@ export function recipientPayoutView(p: RecipientPayout): RecipientPayoutView {
     amount: p.valueCentavos,
     pixKey: maskPixKey(p.pixKey),
     ...(p.failureReason ? { failureReason: p.failureReason } : {}),
+    ...(p.scheduleSlot ? { scheduleSlot: p.scheduleSlot } : {}),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
     ...(p.completedAt ? { completedAt: p.completedAt.toISOString() } : {}),

@@ -307,6 +307,28 @@ export async function reverseSplitRefund(tx: Tx, merchantId: string, refundId: s
   return total;
 }
 
+/**
+ * What the payer's receipt may show of a split, when the merchant chose to (merchants.receipt_shows_splits):
+ * each recipient's name and its part in BRL, in the order requested; parts that will never be
+ * credited (an order that ended unpaid) are not shown.
+ */
+export async function receiptParts(
+  ex: Executor,
+  owner: SplitOwner,
+  splitCount: number,
+): Promise<{ name: string; value: number }[]> {
+  if (splitCount === 0) return [];
+  const rows = await ex
+    .select({ name: recipients.name, valueCentavos: orderSplits.valueCentavos, status: orderSplits.status })
+    .from(orderSplits)
+    .innerJoin(recipients, eq(recipients.id, orderSplits.recipientId))
+    .where(ownerColumn(owner))
+    .orderBy(asc(orderSplits.position));
+  return rows
+    .filter((r) => r.status !== "CANCELLED")
+    .map((r) => ({ name: r.name, value: centavosToBrl(r.valueCentavos) }));
+}
+
 type Viewed = { id: string; splitCount: number; status: string };
 
 /** An order's split (orders table) as every merchant view shows it; [] and no query without one. */

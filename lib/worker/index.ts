@@ -55,6 +55,7 @@ import { advanceRefund, refundQueue } from "@/lib/refunds/machine";
 import { heldChainTxs } from "@/lib/hot-wallet/float";
 import { checkFloat, floatCheckQueue, floatNetworks, type FloatReading } from "@/lib/treasury/float";
 import { solvencyQueue, solvencyTick } from "@/lib/treasury/solvency";
+import { AUTO_PAYOUT_TICK_SECONDS, autoPayoutQueue, runAutoPayouts } from "@/lib/recipients/auto-payouts";
 import { sweepDepositsQueue, sweepNetworks, sweepTick } from "@/lib/treasury/sweep";
 import { checkDepositKey, depositKeySource } from "@/lib/chain/deposit-keys";
 import { openRefundIds } from "@/lib/refunds/queries";
@@ -181,6 +182,7 @@ export async function startWorker(): Promise<PgBoss> {
   const sweeping = env().DEPOSIT_XPRV_FILE !== undefined && depositKeySource() !== null && sweepNetworks().length > 0;
   // MED infractions where the payout PSP lists them (Efí): the merchant defends them from the dashboard.
   const infractionsSynced = live && railEnabled("pix_out") && infractionsSupported();
+  const payoutsSent = railEnabled("pix_out");
   const boss = await startJobs({
     workers: [
       worker(sweepQueue, { pollingIntervalSeconds: 1 }, async () => {
@@ -266,6 +268,15 @@ export async function startWorker(): Promise<PgBoss> {
         : []),
       // Hourly (SOLVENCY_REPORT_SECONDS): the minute's tick does nothing until the last report is that old.
       worker(solvencyQueue, { pollingIntervalSeconds: 5 }, async () => void (await solvencyTick())),
+      // Recipients' automatic payouts (lib/recipients/auto-payouts.ts): each due slot paid once.
+      ...(payoutsSent
+        ? [
+            worker(autoPayoutQueue, { pollingIntervalSeconds: 5 }, async () => {
+              const run = await runAutoPayouts();
+              if (run.paid > 0) log.info("automatic recipient payouts", run);
+            }),
+          ]
+        : []),
       ...chain.workers,
     ],
     recurring: [
@@ -278,6 +289,7 @@ export async function startWorker(): Promise<PgBoss> {
       ...(infractionsSynced ? [{ queue: infractionSyncQueue, tickSeconds: INFRACTION_SYNC_SECONDS }] : []),
       ...(sweeping ? [{ queue: sweepDepositsQueue, tickSeconds: env().SWEEP_INTERVAL_SECONDS }] : []),
       { queue: solvencyQueue, tickSeconds: env().SOLVENCY_REPORT_SECONDS },
+      ...(payoutsSent ? [{ queue: autoPayoutQueue, tickSeconds: AUTO_PAYOUT_TICK_SECONDS }] : []),
       ...chain.recurring,
     ],
   });

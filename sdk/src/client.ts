@@ -72,6 +72,7 @@ const ops = {
   updateRecipient: call("patchRecipientsId", "PATCH", "/api/v1/recipients/{id}", "safe"),
   recipientStatement: call("getRecipientsIdStatement", "GET", "/api/v1/recipients/{id}/statement"),
   payRecipient: call("postRecipientsIdPayouts", "POST", "/api/v1/recipients/{id}/payouts"),
+  getRecipientPayout: call("getRecipientsIdPayoutsPayoutId", "GET", "/api/v1/recipients/{id}/payouts/{payoutId}"),
   createInvoice: call("postInvoices", "POST", "/api/v1/invoices"),
   listInvoices: call("getInvoices", "GET", "/api/v1/invoices"),
   getInvoice: call("getInvoicesId", "GET", "/api/v1/invoices/{id}"),
@@ -277,6 +278,9 @@ export class PixCrypto {
     /** POST /recipients/{id}/payouts → 201 `{ payout }`: `value` BRL, the whole balance without it. */
     payout: (id: string, body: BodyOf<"postRecipientsIdPayouts"> = {}, opts?: RequestOptions) =>
       ops.payRecipient(this.transport, { params: { id }, body }, opts),
+    /** GET /recipients/{id}/payouts/{payoutId}: one payout (asked for, or automatic with `scheduleSlot`) and its state. */
+    getPayout: (id: string, payoutId: string, opts?: RequestOptions) =>
+      ops.getRecipientPayout(this.transport, { params: { id, payoutId } }, opts),
   };
 
   /** On-chain stablecoin deposits and withdrawals. */

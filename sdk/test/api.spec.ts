@@ -183,6 +183,26 @@ test("recipients: created, listed, edited (a new key is held), their statement r
   await expect(client.recipients.payout(recipient.id, { value: 10 })).rejects.toMatchObject({ status: 400 });
 });
 
+test("recipients: a split sale credits one, its payout is read back by id, another id is a 404", async ({
+  merchant,
+}) => {
+  const { client } = await merchant();
+  const { recipient } = await client.recipients.create({
+    name: "João Lima",
+    document: "111.444.777-35",
+    pixKey: "joao@example.com",
+    payoutSchedule: { interval: "weekly", weekday: "friday", minimumValue: 50 },
+  });
+  expect(recipient.payoutSchedule).toMatchObject({ interval: "weekly", weekday: "friday", minimumValue: 50 });
+  const order = await client.orders.createPix({ value: 80, splits: [{ recipientId: recipient.id, value: 30 }] });
+  await sandbox(client).payOrder(order.pixOrder._id);
+  expect((await client.recipients.get(recipient.id)).recipient.balance).toBe(30);
+  const { payout } = await client.recipients.payout(recipient.id, { value: 12.5 });
+  const read = await client.recipients.getPayout(recipient.id, payout.id);
+  expect(read.payout).toMatchObject({ id: payout.id, recipientId: recipient.id, value: 12.5, amount: 1250 });
+  await expect(client.recipients.getPayout(recipient.id, randomUUID())).rejects.toBeInstanceOf(NotFoundError);
+});
+
 test("payment links: created, read by the payer, bought, paid in the sandbox, edited, paused, listed with their sales", async ({
   merchant,
 }) => {

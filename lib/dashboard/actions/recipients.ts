@@ -18,6 +18,7 @@ const LABELS = {
   email: "recipients.form.email",
   reference: "recipients.form.reference",
   value: "recipients.payout.value",
+  payoutSchedule: "recipients.form.schedule",
 } as const;
 
 async function originOf(signedIn: SignedIn): Promise<RecipientOrigin> {

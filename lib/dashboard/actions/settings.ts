@@ -5,11 +5,11 @@ import { cookies } from "next/headers";
 import { actorOf } from "@/lib/identity/dashboard/session";
 import { isLocale, LANG_COOKIE } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
-import { confirmPayoutKey, updateMerchant } from "@/lib/merchants/service";
+import { confirmPayoutKey, setReceiptShowsSplits, updateMerchant } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { alertAdmins } from "@/lib/identity/alerts";
 import { audit } from "@/lib/identity/audit";
-import { companyForm, emptyForm, payoutKeyForm } from "../schemas";
+import { companyForm, emptyForm, payoutKeyForm, receiptForm } from "../schemas";
 
 // Company name and payout PIX key only: the account type is the operator's to change (docs/api.md#operator-api).
 // The payout key decides where withdrawals go, so changing it takes a fresh second factor, is
@@ -24,6 +24,17 @@ export const updateCompanyAction = merchantAction(
       to: companyName,
     });
     revalidatePath("/dashboard", "layout");
+    return { data: null, message: "common.saved" as const };
+  },
+  { permission: "company.edit" },
+);
+
+/** Whether the payer's receipt names the split's recipients and their parts (docs/dashboard.md, Settings). */
+export const updateReceiptAction = merchantAction(
+  receiptForm,
+  async ({ receiptShowsSplits }, signedIn) => {
+    await setReceiptShowsSplits(signedIn.merchant.id, receiptShowsSplits === "on");
+    revalidatePath("/dashboard/settings");
     return { data: null, message: "common.saved" as const };
   },
   { permission: "company.edit" },

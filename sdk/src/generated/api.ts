@@ -598,7 +598,7 @@ export type paths = {
         put?: never;
         /**
          * Create a recipient
-         * @description A sub-account of the merchant (a seller, a franchisee, a waiter) that splits of orders credit. It has its own `balance` on the merchant's ledger (never part of GET /api/v1/account), a statement, and PIX payouts to its `pixKey`. `document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH).
+         * @description A sub-account of the merchant (a seller, a franchisee, a waiter) that splits of orders credit. It has its own `balance` on the merchant's ledger (never part of GET /api/v1/account), a statement, and PIX payouts to its `pixKey`. `document` is a CPF or CNPJ whose check digits must be right; one recipient per document. The key given here is recorded as one of the merchant's withdrawal destinations and may be paid at once; a later change is held (PATCH). `payoutSchedule` pays the whole balance automatically on each slot (a São Paulo day: daily, a weekday, or a day of the month), once per slot, never while the key is held or the balance is below `minimumValue`.
          */
         post: operations["postRecipients"];
         delete?: never;
@@ -626,7 +626,7 @@ export type paths = {
         head?: never;
         /**
          * Edit a recipient
-         * @description Only the fields sent change; `null` clears `email` or `reference`. A new `pixKey` is a new withdrawal destination of the merchant's: held for DESTINATION_HOLD_HOURS (default 24) and announced to the owners by e-mail with a link that confirms it; payouts are refused until then (`pixKeyUsableAt`). `status: DISABLED` stops its payouts; its balance and statement remain. The document cannot change: create another recipient.
+         * @description Only the fields sent change; `null` clears `email` or `reference`. A new `pixKey` is a new withdrawal destination of the merchant's: held for DESTINATION_HOLD_HOURS (default 24) and announced to the owners by e-mail with a link that confirms it; payouts are refused until then (`pixKeyUsableAt`). `status: DISABLED` stops its payouts; its balance and statement remain. `payoutSchedule` sets automatic payouts (its first slot is the first São Paulo day to begin after the change) or, with null, stops them. The document cannot change: create another recipient.
          */
         patch: operations["patchRecipientsId"];
         trace?: never;
@@ -665,6 +665,26 @@ export type paths = {
          * @description A PIX of `value` BRL (default: the whole balance) from the recipient's balance to its `pixKey`, debited from its statement at once. The event `recipient.payout.status_changed` tells COMPLETED or FAILED; a FAILED payout (the provider says the PIX was not made) is credited back to the recipient. Refused while the key is held, when the recipient is DISABLED, or when its balance does not cover `value`. The merchant's own withdrawal limits do not apply: this is not the merchant's balance.
          */
         post: operations["postRecipientsIdPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/payouts/{payoutId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a recipient's payout
+         * @description One payout of the recipient, asked for or automatic (`scheduleSlot`), with its state: PENDING until the provider decides, then COMPLETED or FAILED (with `failureReason`, credited back). Another merchant's payout, another recipient's, or an unknown id is a 404.
+         */
+        get: operations["getRecipientsIdPayoutsPayoutId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2092,12 +2112,32 @@ export type components = {
             reference: string | null;
             /** @description What the recipient is owed: the sum of its statement; may be negative after a refund */
             balance: number;
+            /** @description Its automatic payouts, or null when it is paid out only on request */
+            payoutSchedule: components["schemas"]["RecipientPayoutSchedule"] | null;
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        RecipientPayoutSchedule: {
+            /** @enum {string} */
+            interval: "daily" | "weekly" | "monthly";
+            /**
+             * @description Present with weekly
+             * @enum {string}
+             */
+            weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /** @description Present with monthly */
+            monthDay?: number;
+            /** @description null: any positive balance is paid */
+            minimumValue: number | null;
+            /**
+             * Format: date
+             * @description The São Paulo day the next slot begins (at its midnight); a slot already begun and not yet paid stays due until then
+             */
+            nextSlot: string;
         };
         RecipientStatementEntry: {
             /** Format: uuid */
@@ -2129,6 +2169,11 @@ export type components = {
             /** @description The key paid, masked */
             pixKey: string;
             failureReason?: string;
+            /**
+             * Format: date
+             * @description Present on an automatic payout: the São Paulo day of the schedule's slot it paid
+             */
+            scheduleSlot?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2345,6 +2390,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2390,6 +2442,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2423,6 +2482,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED" | "REFUND";
             expiresAt: string | null;
@@ -2463,6 +2529,13 @@ export type components = {
             paidAt: string | null;
             /** Format: uri */
             link: string;
+            /** @description Present only when the merchant chose to show splits on receipts (dashboard Settings → Payer's receipt) and the payment is split: who receives which part */
+            splits?: {
+                /** @description The recipient's name */
+                name: string;
+                /** @description Its part of the payment, BRL */
+                value: number;
+            }[];
             /** @constant */
             method: "onchain";
             /** @enum {string} */
@@ -17288,6 +17361,7 @@ export interface operations {
                      *           "email": "maria@example.com",
                      *           "reference": "seller-1001",
                      *           "balance": 0,
+                     *           "payoutSchedule": null,
                      *           "status": "ACTIVE",
                      *           "createdAt": "2026-12-02T03:00:00.000Z",
                      *           "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -17572,6 +17646,23 @@ export interface operations {
                     email?: string;
                     /** @description Your own id for the recipient (a seller id); filterable in the list */
                     reference?: string;
+                    /** @description Automatic payouts of the whole balance by PIX to `pixKey` (times in America/Sao_Paulo; docs/api.md#automatic-payouts); null or absent: payouts only on request */
+                    payoutSchedule?: {
+                        /**
+                         * @description daily: every São Paulo day; weekly: on `weekday`; monthly: on `monthDay`
+                         * @enum {string}
+                         */
+                        interval: "daily" | "weekly" | "monthly";
+                        /**
+                         * @description Required with weekly, refused otherwise
+                         * @enum {string}
+                         */
+                        weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /** @description Required with monthly, refused otherwise; in a month without that day, its last day (31 pays on 30 April and 28 or 29 February) */
+                        monthDay?: number;
+                        /** @description BRL: a slot pays only a balance of at least this much (default: any positive balance); the balance waits for a later slot otherwise */
+                        minimumValue?: number;
+                    } | null;
                 };
             };
         };
@@ -17603,6 +17694,7 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": null,
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -18083,6 +18175,7 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": null,
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:00:00.000Z"
@@ -18335,7 +18428,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "pixKey": "529.982.247-25",
-                 *       "name": "Maria Souza Doces"
+                 *       "name": "Maria Souza Doces",
+                 *       "payoutSchedule": {
+                 *         "interval": "weekly",
+                 *         "weekday": "friday",
+                 *         "minimumValue": 50
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -18350,6 +18448,23 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "ACTIVE" | "DISABLED";
+                    /** @description A new automatic payout schedule (its first slot is the first to begin after this change), or null to stop automatic payouts */
+                    payoutSchedule?: {
+                        /**
+                         * @description daily: every São Paulo day; weekly: on `weekday`; monthly: on `monthDay`
+                         * @enum {string}
+                         */
+                        interval: "daily" | "weekly" | "monthly";
+                        /**
+                         * @description Required with weekly, refused otherwise
+                         * @enum {string}
+                         */
+                        weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /** @description Required with monthly, refused otherwise; in a month without that day, its last day (31 pays on 30 April and 28 or 29 February) */
+                        monthDay?: number;
+                        /** @description BRL: a slot pays only a balance of at least this much (default: any positive balance); the balance waits for a later slot otherwise */
+                        minimumValue?: number;
+                    } | null;
                 };
             };
         };
@@ -18381,6 +18496,12 @@ export interface operations {
                      *         "email": "maria@example.com",
                      *         "reference": "seller-1001",
                      *         "balance": 0,
+                     *         "payoutSchedule": {
+                     *           "interval": "weekly",
+                     *           "weekday": "friday",
+                     *           "minimumValue": 50,
+                     *           "nextSlot": "2026-12-04"
+                     *         },
                      *         "status": "ACTIVE",
                      *         "createdAt": "2026-12-02T03:00:00.000Z",
                      *         "updatedAt": "2026-12-02T03:05:00.000Z"
@@ -19604,6 +19725,279 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "internal_error" | "upstream_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getRecipientsIdPayoutsPayoutId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Recipient id (UUID) */
+                id: string;
+                /** @description Payout id (UUID), as POST /recipients/{id}/payouts answered */
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout as it stands */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout": {
+                     *         "id": "4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d",
+                     *         "recipientId": "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b",
+                     *         "status": "PENDING",
+                     *         "value": 20,
+                     *         "amount": 2000,
+                     *         "pixKey": "m***@example.com",
+                     *         "createdAt": "2026-12-02T04:00:00.000Z",
+                     *         "updatedAt": "2026-12-02T04:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        payout: components["schemas"]["RecipientPayout"];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Not found. `code` is one of:
+             *
+             *     - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+             */
+            404: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Recipient payout not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `not_found`: No such object (or it belongs to another merchant), or the endpoint is not available here
+                         * @enum {string}
+                         */
+                        code: "not_found";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { CompanyForm, PayoutKeyForm, PayoutKeyHold } from "@/components/dashboard/settings-form";
+import { CompanyForm, PayoutKeyForm, PayoutKeyHold, ReceiptForm } from "@/components/dashboard/settings-form";
 import { Card, CardTitle, DefinitionList, PageHeader } from "@/components/ui/card";
 import { requireMerchant } from "@/lib/identity/dashboard/session";
 import { formatMoney } from "@/lib/i18n";
@@ -58,6 +58,12 @@ export default async function SettingsPage() {
             />
           </div>
           <p className="mt-3 text-sm text-slate-600">{t("settings.accountTypeHint")}</p>
+        </Card>
+        <Card aria-labelledby="receipt-title">
+          <CardTitle id="receipt-title" className="mb-4">
+            {t("settings.receipt")}
+          </CardTitle>
+          <ReceiptForm showsSplits={merchant.receiptShowsSplits} canEdit={can(role, "company.edit")} />
         </Card>
       </div>
     </>

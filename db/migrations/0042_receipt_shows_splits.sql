@@ -1,0 +1,1 @@
+ALTER TABLE "merchants" ADD COLUMN "receipt_shows_splits" boolean DEFAULT false NOT NULL;
