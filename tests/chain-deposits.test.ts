@@ -23,6 +23,9 @@ import { CONFIRMATIONS, randomAddress, useLocalChain } from "./fixtures/local-ch
 import { api, seedMerchant } from "./helpers";
 import { balanceMatchesLedger } from "./support/ledger";
 import { waitFor } from "./support/wait";
+import { advanceChainTx } from "@/lib/hot-wallet/tracker";
+import { pendingChainTxIds } from "@/lib/hot-wallet/queries";
+import { CHAIN_TX_OWNERS } from "@/lib/worker/owners";
 
 // The deposit watcher against a real node: transfers are real ERC-20 transactions on anvil, read
 // back through eth_getLogs, confirmed by mining blocks, and applied through the same services the
@@ -421,12 +424,17 @@ describe("two networks pointed at one node", () => {
       expect(res.status).toBe(200);
       // What arrives, not the first hash: on a loaded machine the tracker may have replaced the transaction
       // (same nonce, higher fees) before it was mined. The withdrawal's row says which version that was.
+      // No worker runs here: a first broadcast that failed under load is sent again as the worker's
+      // chain-tx pass would (the tracker, each wait), not never.
       await waitFor(
         `the ${s.network} withdrawal's tokens at ${to}`,
-        async () => ({ balance: String(await anvil.balanceOf(s.token, to)), row: await withdrawalRow(res.body.id) }),
+        async () => {
+          for (const txId of await pendingChainTxIds(db(), 200)) await advanceChainTx(txId, CHAIN_TX_OWNERS);
+          return { balance: String(await anvil.balanceOf(s.token, to)), row: await withdrawalRow(res.body.id) };
+        },
         (v) => v.balance === String(toBaseUnits("10", s.decimals)),
         25_000,
-        { everyMs: 100 },
+        { everyMs: 500 },
       );
       const w = await withdrawalRow(res.body.id);
       expect(w.nonce).toBe(before + i);
