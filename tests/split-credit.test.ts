@@ -359,6 +359,29 @@ describe("refunds and MED returns of a split order", () => {
     return id;
   }
 
+  /** The order's PIX as the PSP reports it with one devolução of `valueCentavos`, DEVOLVIDO. */
+  async function pixReturning(orderId: string, valueCentavos: number) {
+    const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, orderId));
+    const devolucao = {
+      id: `D${randomUUID().replace(/-/g, "").slice(0, 20)}`,
+      rtrId: `D${randomUUID().replace(/-/g, "").slice(0, 31)}`,
+      valueCentavos,
+      natureza: "MED_FRAUDE" as const,
+      status: "DEVOLVIDO" as "DEVOLVIDO" | "EM_PROCESSAMENTO",
+      requestedAt: new Date(),
+      returnedAt: new Date() as Date | null,
+      description: null,
+    };
+    return {
+      endToEndId: receipt.endToEndId,
+      txid: receipt.txid,
+      valueCentavos: 10_000,
+      paidAt: receipt.paidAt,
+      chave: env().PIX_RECEIVER_KEY,
+      returns: [devolucao],
+    };
+  }
+
   it("POST /api/v1/order/{id}/refund takes back from each part pro rata; a FAILED one gives it back", async () => {
     const s = await sellerWithRecipients();
     const id = await paidSplitPix(s);
@@ -390,7 +413,6 @@ describe("refunds and MED returns of a split order", () => {
   it("a MED devolução takes back from each part pro rata, and may leave a recipient below zero", async () => {
     const s = await sellerWithRecipients();
     const id = await paidSplitPix(s);
-    const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, id));
     // The recipient's balance was paid out meanwhile (an adjustment stands for the payout here).
     await db().execute(
       sql`update recipients set balance_centavos = balance_centavos - 3000 where id = ${s.recipients[0].id}`,
@@ -403,24 +425,7 @@ describe("refunds and MED returns of a split order", () => {
       refType: "test",
       refId: randomUUID(),
     });
-    const devolucao = {
-      id: `D${randomUUID().replace(/-/g, "").slice(0, 20)}`,
-      rtrId: `D${randomUUID().replace(/-/g, "").slice(0, 31)}`,
-      valueCentavos: 8000,
-      natureza: "MED_FRAUDE" as const,
-      status: "DEVOLVIDO" as const,
-      requestedAt: new Date(),
-      returnedAt: new Date(),
-      description: null,
-    };
-    const pix = {
-      endToEndId: receipt.endToEndId,
-      txid: receipt.txid,
-      valueCentavos: 10_000,
-      paidAt: receipt.paidAt,
-      chave: env().PIX_RECEIVER_KEY,
-      returns: [devolucao],
-    };
+    const pix = await pixReturning(id, 8000);
     await Promise.all([applyPixReturns(pix, "poll"), applyPixReturns(pix, "notification")]);
     // 80% back: 2400 from the first part, 1600 from the second, 4000 from the merchant.
     await expectBooks(s, 1000, [-2400, 400]);
@@ -433,26 +438,7 @@ describe("refunds and MED returns of a split order", () => {
     for (let round = 0; round < 4; round++) {
       const s = await sellerWithRecipients();
       const id = await paidSplitPix(s);
-      const [receipt] = await db().select().from(pixReceipts).where(eq(pixReceipts.orderId, id));
-      const pix = {
-        endToEndId: receipt.endToEndId,
-        txid: receipt.txid,
-        valueCentavos: 10_000,
-        paidAt: receipt.paidAt,
-        chave: env().PIX_RECEIVER_KEY,
-        returns: [
-          {
-            id: `D${randomUUID().replace(/-/g, "").slice(0, 20)}`,
-            rtrId: `D${randomUUID().replace(/-/g, "").slice(0, 31)}`,
-            valueCentavos: 4000,
-            natureza: "MED_FRAUDE" as const,
-            status: "DEVOLVIDO" as const,
-            requestedAt: new Date(),
-            returnedAt: new Date(),
-            description: null,
-          },
-        ],
-      };
+      const pix = await pixReturning(id, 4000);
       // A devolução the PSP first reported in progress reaches DEVOLVIDO by an update of its row.
       const progressed = round % 2 === 1;
       if (progressed)
