@@ -17,6 +17,7 @@ const workers = Number(process.env.TEST_WORKERS) || 2;
 const serial = [
   "tests/db-failover.test.ts",
   "tests/db-pooler.test.ts",
+  "tests/db-pooler-answers.test.ts",
   "tests/db-reconnect.test.ts",
   "tests/db-replica.test.ts",
   "tests/deadlines.test.ts",

@@ -93,10 +93,20 @@ export const KEEPALIVE = {
 } as const;
 
 /**
+ * Past the statement timeout, how long a pooled connection's statement may go unanswered, nothing
+ * passing either way, before the connection is taken for lost: the server would have ended the
+ * statement by then (57014, an answer), so silence means the pooler dropped the answer.
+ */
+export const POOLED_ANSWER_MARGIN_MS = 5000;
+
+/**
  * What every connection of ours to a server is opened with. Behind a pooler in transaction mode
  * (`pooled`), consecutive statements may run on different server sessions: nothing is prepared by
  * name and no session setting is sent (PgBouncer refuses unknown startup parameters); the timeouts
- * then come from the role's or the database's settings (docs/operations.md).
+ * then come from the role's or the database's settings (docs/operations.md). Nor is a statement sent
+ * before the previous one's answer is complete: PgBouncer before 1.21 hands the server connection
+ * back at the first ReadyForQuery and drops the answer to what was pipelined behind it ("got packet
+ * '1' from server when not linked"), leaving that query waiting for ever.
  */
 export function connectionOptions(
   url: string,
@@ -118,6 +128,14 @@ export function connectionOptions(
     backoff: reconnectDelaySeconds,
     onnotice,
     prepare: !o.pooled,
+    ...(o.pooled
+      ? {
+          max_pipeline: 0,
+          // Whatever else a pooler does with an answer: the connection is destroyed (its queries fail,
+          // a 503 for a request) and the pool opens another, instead of keeping a slot that never frees.
+          answer_timeout: e.DB_STATEMENT_TIMEOUT_MS ? e.DB_STATEMENT_TIMEOUT_MS + POOLED_ANSWER_MARGIN_MS : null,
+        }
+      : {}),
     // A server that does not take writes (a standby, an old primary that came back as one) is passed
     // over, and with none left the query fails at once (a 503) instead of writing nowhere. The URL's
     // own target_session_attrs wins (a replica URL may ask for a standby).
