@@ -1074,6 +1074,7 @@ export const ptBR = {
   "audit.action.destination.removed": "Destino de saque removido",
   "audit.action.destination.allowlistChanged": "Lista de permissões da API alterada",
   "audit.action.company.changed": "Nome da empresa alterado",
+  "audit.action.receipt.splitsChanged": "Recibo do pagador alterado",
   "audit.action.apiKey.created": "Chave de API criada",
   "audit.action.apiKey.revoked": "Chave de API revogada",
   "audit.action.webhook.created": "Webhook adicionado",
@@ -1338,6 +1339,9 @@ export const ptBR = {
   "audit.detail.destinationLabelled": "{kind}: {value} ({label}).",
   "audit.detail.allowlistOn": "Ativada: saques pela API só vão para destinos confirmados.",
   "audit.detail.allowlistOff": "Desativada: saques pela API podem ir para qualquer destino válido.",
+  "audit.detail.receiptSplitsOn":
+    "Ativado: o recibo do pagador mostra os recebedores de uma venda dividida e suas partes.",
+  "audit.detail.receiptSplitsOff": "Desativado: o recibo do pagador não mostra nada da divisão.",
   "audit.detail.apiKeyCreated": "{name} ({prefix}), com acesso: {access}.",
   "audit.detail.apiKey": "{name} ({prefix}).",
   "audit.detail.webhook": "Endereço: {url}.",
