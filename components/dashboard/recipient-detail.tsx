@@ -183,6 +183,34 @@ function Payouts({ detail }: { detail: RecipientDetail }) {
   );
 }
 
+/** Paydays of the schedule that paid nothing, each with its reason, as the job recorded them. */
+function Skips({ detail }: { detail: RecipientDetail }) {
+  const { t, money, locale } = useI18n();
+  if (detail.skips.length === 0) return null;
+  return (
+    <Card aria-labelledby="skips-title">
+      <CardTitle id="skips-title">{t("recipients.skips.title")}</CardTitle>
+      <p className="mt-1 text-sm text-slate-600">{t("recipients.skips.hint")}</p>
+      <ul className="mt-2 divide-y divide-slate-100">
+        {detail.skips.map((s) => (
+          <li
+            key={`${s.scheduleSlot} ${s.reason}`}
+            className="py-2 text-sm text-slate-800"
+            data-testid="payout-skip"
+            data-reason={s.reason}
+          >
+            {t(`recipients.skips.${s.reason}`, {
+              day: formatDay(s.scheduleSlot, locale),
+              balance: money(Math.round(s.balance * 100)),
+              minimum: s.minimumValue === null ? "" : money(Math.round(s.minimumValue * 100)),
+            })}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
 export function RecipientDetailView({ detail, canPay }: { detail: RecipientDetail; canPay: boolean }) {
   const { t } = useI18n();
   const { recipient } = detail;
@@ -240,6 +268,7 @@ export function RecipientDetailView({ detail, canPay }: { detail: RecipientDetai
       <PayoutForm detail={detail} canPay={canPay} />
       <Statement detail={detail} />
       <Payouts detail={detail} />
+      <Skips detail={detail} />
     </div>
   );
 }

@@ -1916,6 +1916,12 @@ export const en: Record<MessageKey, string> = {
   "recipients.payouts.PENDING": "Sending",
   "recipients.payouts.COMPLETED": "Paid",
   "recipients.payouts.FAILED": "Not made",
+  "recipients.skips.title": "Automatic payouts not made",
+  "recipients.skips.hint":
+    "A payday of the schedule that paid nothing, and why. It stays due until the next payday: it pays as soon as the reason goes away.",
+  "recipients.skips.no_balance": "{day}: nothing to pay (balance {balance}).",
+  "recipients.skips.below_minimum": "{day}: the balance {balance} is below the minimum {minimum}.",
+  "recipients.skips.key_held": "{day}: the recipient's PIX key is on hold (balance {balance}).",
   "split.title": "Split",
   "split.hint": "Send part of this sale to your recipients. You keep the rest; fees come out of your part.",
   "split.add": "Add recipient",

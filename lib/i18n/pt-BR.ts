@@ -1929,6 +1929,12 @@ export const ptBR = {
   "recipients.payouts.PENDING": "Enviando",
   "recipients.payouts.COMPLETED": "Pago",
   "recipients.payouts.FAILED": "Não feito",
+  "recipients.skips.title": "Pagamentos automáticos não feitos",
+  "recipients.skips.hint":
+    "Um dia de pagamento do agendamento que não pagou nada, e por quê. Ele continua valendo até o próximo dia de pagamento: paga assim que o motivo deixar de existir.",
+  "recipients.skips.no_balance": "{day}: nada a pagar (saldo {balance}).",
+  "recipients.skips.below_minimum": "{day}: o saldo {balance} está abaixo do mínimo {minimum}.",
+  "recipients.skips.key_held": "{day}: a chave PIX do recebedor está em espera (saldo {balance}).",
   "split.title": "Divisão (split)",
   "split.hint": "Envie parte desta venda para seus recebedores. O resto fica com você; as tarifas saem da sua parte.",
   "split.add": "Adicionar recebedor",

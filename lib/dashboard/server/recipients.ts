@@ -1,13 +1,13 @@
 import "server-only";
 import { and, desc, eq, ilike, or, sql } from "drizzle-orm";
 import { db } from "@/db";
-import { recipientPayouts, recipients } from "@/db/schema";
+import { recipientPayoutSkips, recipientPayouts, recipients } from "@/db/schema";
 import { env } from "@/lib/env";
 import { NotFound } from "@/lib/errors";
 import { keyHolds } from "@/lib/recipients/key-hold";
-import type { RecipientPayoutView, RecipientView, StatementView } from "@/lib/recipients/schemas";
+import type { PayoutSkipView, RecipientPayoutView, RecipientView, StatementView } from "@/lib/recipients/schemas";
 import { getRecipient, listRecipients, recipientStatement } from "@/lib/recipients/service";
-import { recipientPayoutView, recipientView } from "@/lib/recipients/views";
+import { payoutSkipView, recipientPayoutView, recipientView } from "@/lib/recipients/views";
 
 // The dashboard's recipients: the API's own views (lib/recipients), the list paged as
 // GET /api/v1/recipients pages it or searched by name, document or reference; one recipient with its
@@ -17,6 +17,8 @@ export type RecipientDetail = {
   recipient: RecipientView;
   statement: StatementView;
   payouts: RecipientPayoutView[];
+  /** The schedule's latest slots that paid nothing, and why (lib/recipients/auto-payouts.ts). */
+  skips: PayoutSkipView[];
   holdHours: number;
 };
 
@@ -90,13 +92,27 @@ export async function getRecipientDetail(merchantId: string, id: string): Promis
       getRecipient(merchantId, id),
       recipientStatement(merchantId, id, { limit: 50 }),
     ]);
-    const payouts = await db()
-      .select()
-      .from(recipientPayouts)
-      .where(and(eq(recipientPayouts.merchantId, merchantId), eq(recipientPayouts.recipientId, recipient.id)))
-      .orderBy(desc(recipientPayouts.createdAt), desc(recipientPayouts.id))
-      .limit(10);
-    return { recipient, statement, payouts: payouts.map(recipientPayoutView), holdHours: env().DESTINATION_HOLD_HOURS };
+    const [payouts, skips] = await Promise.all([
+      db()
+        .select()
+        .from(recipientPayouts)
+        .where(and(eq(recipientPayouts.merchantId, merchantId), eq(recipientPayouts.recipientId, recipient.id)))
+        .orderBy(desc(recipientPayouts.createdAt), desc(recipientPayouts.id))
+        .limit(10),
+      db()
+        .select()
+        .from(recipientPayoutSkips)
+        .where(and(eq(recipientPayoutSkips.merchantId, merchantId), eq(recipientPayoutSkips.recipientId, recipient.id)))
+        .orderBy(desc(recipientPayoutSkips.scheduleSlot), desc(recipientPayoutSkips.createdAt))
+        .limit(10),
+    ]);
+    return {
+      recipient,
+      statement,
+      payouts: payouts.map(recipientPayoutView),
+      skips: skips.map(payoutSkipView),
+      holdHours: env().DESTINATION_HOLD_HOURS,
+    };
   } catch (err) {
     if (err instanceof NotFound) return null;
     throw err;
