@@ -101,6 +101,8 @@ function orderName(t: Translator, locale: Locale, source: StatementLine["source"
   return source.customer ? `${title} (${source.customer})` : title;
 }
 
+const SPLIT_CREDIT_KINDS = new Set<string>(["order_credit", "deposit_credit", "partial_deposit_credit"]);
+
 function statementColumns(t: Translator, format: CsvFormat, locale: Locale): CsvColumn<SourcedEntry>[] {
   const c = codes(t, format);
   return [
@@ -111,7 +113,10 @@ function statementColumns(t: Translator, format: CsvFormat, locale: Locale): Csv
       header: t("export.col.description"),
       value: (e) => {
         const name = orderName(t, locale, e.source);
-        return text(name ? `${t(`ledgerKind.${e.kind}`)} · ${name}` : t(`ledgerKind.${e.kind}`));
+        const what = name ? `${t(`ledgerKind.${e.kind}`)} · ${name}` : t(`ledgerKind.${e.kind}`);
+        // A split sale's credit is the merchant's part only, as the statement page says.
+        const split = e.source.type === "order" && e.source.split && SPLIT_CREDIT_KINDS.has(e.kind);
+        return text(split ? `${what} · ${t("statement.splitPart")}` : what);
       },
     },
     { header: t("export.col.amount"), value: (e) => ({ centavos: e.amountCentavos }) },
