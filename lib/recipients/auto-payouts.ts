@@ -63,8 +63,8 @@ async function candidates(after: string | null): Promise<Recipient[]> {
     .from(recipients)
     .where(
       and(
-        sql`${recipients.payoutInterval} is not null`,
-        eq(recipients.status, "ACTIVE"),
+        // recipients_payout_schedule's predicate, as literals: a parameter would not prove it.
+        sql`${recipients.payoutInterval} is not null and ${recipients.status} = 'ACTIVE'`,
         after ? gt(recipients.id, after) : undefined,
       ),
     )
