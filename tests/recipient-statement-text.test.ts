@@ -10,7 +10,8 @@ import { api, seedMerchant } from "./helpers";
 // The statements' text on the dashboard (docs/dashboard.md, Recebedores): a recipient's entries are said
 // in the reader's language from what they are about (the order a part came from or was taken back
 // for, the automatic payout's day), while the API's `description` stays the service's English text;
-// the merchant's own credit of a split sale says it is the merchant's part, on the page and in the export.
+// the merchant's own credit of a split sale says it is the merchant's part, on the page and in the export;
+// the orders export lists each sale's parts and what they come to.
 
 async function splitSale() {
   const seeded = await seedMerchant();
@@ -90,5 +91,30 @@ describe("the merchant's statement of a split sale", () => {
     await api("POST", `/api/v1/sandbox/orders/${order.body.pixOrder._id}/pay`, { apiKey: plain.apiKey });
     const plainLine = (await getStatement(plain.merchant.id, statementQuery.parse({}))).lines[0];
     expect(plainLine.source).toMatchObject({ type: "order", split: false });
+  });
+});
+
+describe("the orders export of a split sale", () => {
+  it("lists each part (recipient, value, state) and their total: codes in csv, words in excel", async () => {
+    const { merchant, orderId } = await splitSale();
+    const t = translator("pt-BR");
+    const exported = (format: "csv" | "excel") =>
+      new Response(exportStream("orders", merchant.id, exportQuery.parse({ format }), t)).text();
+    const table = (csv: string, sep: string) =>
+      csv
+        .replace(/^\uFEFF/, "")
+        .split("\r\n")
+        .filter(Boolean)
+        .map((l) => l.split(sep));
+
+    const [header, ...lines] = table(await exported("csv"), ",");
+    const row = lines.find((l) => l[header.indexOf(t("export.col.id"))] === orderId)!;
+    expect(row[header.indexOf(t("export.col.splits"))]).toBe("Maria Souza: 30.00 CREDITED");
+    expect(row[header.indexOf(t("export.col.splitsTotal"))]).toBe("30.00");
+
+    const [xHeader, ...xLines] = table(await exported("excel"), ";");
+    const xRow = xLines.find((l) => l[xHeader.indexOf(t("export.col.id"))] === orderId)!;
+    expect(xRow[xHeader.indexOf(t("export.col.splits"))]).toMatch(/^Maria Souza: R\$\s30,00 Creditado$/);
+    expect(xRow[xHeader.indexOf(t("export.col.splitsTotal"))]).toBe("30,00");
   });
 });

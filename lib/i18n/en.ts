@@ -1818,6 +1818,7 @@ export const en: Record<MessageKey, string> = {
   "subpay.paidAt": "paid {at}",
   "subpay.receipt": "Receipt",
   "export.col.splits": "Split",
+  "export.col.splitsTotal": "Split parts (BRL)",
   "nav.recipients": "Recipients",
   "recipients.title": "Recipients",
   "recipients.intro":

@@ -1829,6 +1829,7 @@ export const ptBR = {
   "subpay.paidAt": "pago em {at}",
   "subpay.receipt": "Comprovante",
   "export.col.splits": "Divisão (split)",
+  "export.col.splitsTotal": "Partes dos recebedores (BRL)",
   "nav.recipients": "Recebedores",
   "recipients.title": "Recebedores",
   "recipients.intro":
