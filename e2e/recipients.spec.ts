@@ -115,6 +115,9 @@ for (const [size, viewport] of SIZES) {
       "data-kind",
       "split_credit",
     );
+    // Said in Portuguese from what it is about (the sale, a link to it), not the API's English description.
+    await expect(page.getByTestId("entry-order").filter({ visible: true }).first()).toContainText("PIX de R$ 100,00");
+    await expect(page.getByTestId("statement-entry").filter({ visible: true }).first()).not.toContainText("split of");
     await shot("recipient-detail");
 
     // Pay the recipient out (a money move: the second factor is asked for).

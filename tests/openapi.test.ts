@@ -85,6 +85,8 @@ describe("GET /api/v1/openapi.json", () => {
       "POST /api/v1/payment-links/{id}/pause": "payments",
       "POST /api/v1/payment-links/{id}/resume": "payments",
       "POST /api/v1/recipients": "payments",
+      // What the payer's pages show of a sale.
+      "PATCH /api/v1/account/settings": "payments",
       // A new payout key and a payout decide where money goes, as a withdrawal does.
       "PATCH /api/v1/recipients/{id}": "withdrawals",
       "POST /api/v1/recipients/{id}/payouts": "withdrawals",

@@ -206,7 +206,8 @@ const READ_THROUGH: Record<string, string[]> = {
     "recipient_ledger_entries_recipient",
     "recipient_ledger_entries_ref",
   ],
-  recipient_payouts: ["recipient_payouts_pkey", "recipient_payouts_recipient"],
+  recipient_payouts: ["recipient_payouts_pkey", "recipient_payouts_recipient", "recipient_payouts_schedule_slot"],
+  recipient_payout_skips: ["recipient_payout_skips_slot"],
   merchants: ["merchants_pkey"],
   orders: [
     "orders_pkey",
@@ -338,7 +339,15 @@ const INTENT: Record<string, Record<string, string[]>> = {
   "dashboard recipient": {
     recipients: ["recipients_pkey"],
     recipient_ledger_entries: ["recipient_ledger_entries_recipient"],
-    recipient_payouts: ["recipient_payouts_recipient"],
+    recipient_payouts: ["recipient_payouts_recipient", "recipient_payouts_pkey"],
+    recipient_payout_skips: ["recipient_payout_skips_slot"],
+    order_splits: ["order_splits_pkey"],
+  },
+  // Every minute: the scheduled recipients, then a page's paid slots and recorded skips.
+  "automatic payouts": {
+    recipients: ["recipients_payout_schedule", "recipients_pkey"],
+    recipient_payouts: ["recipient_payouts_schedule_slot"],
+    recipient_payout_skips: ["recipient_payout_skips_slot"],
   },
   "dashboard statement": { ledger_entries: ["ledger_entries_merchant"] },
   "dashboard statement by kind": { ledger_entries: ["ledger_entries_merchant_kind", "ledger_entries_merchant"] },
@@ -404,6 +413,7 @@ describe("hot statements' generic plans", () => {
     const { withdrawalPages } = await import("@/lib/withdrawals/export");
     const { claimDue, msUntilNextDue } = await import("@/lib/webhooks/claims");
     const { postRecipientEntry } = await import("@/lib/recipients/ledger");
+    const { runAutoPayouts } = await import("@/lib/recipients/auto-payouts");
     const { randomUUID } = await import("node:crypto");
     const { flushKeyUsage } = await import("@/lib/identity/api-keys/authenticate");
     const { db } = await import("@/db");
@@ -519,6 +529,12 @@ describe("hot statements' generic plans", () => {
       );
     await during("dashboard recipient", () => getRecipientDetail(merchant.id, recipient.id));
     await during("order form's recipients", () => splitChoices(merchant.id));
+    await ok("recipient schedule", "PATCH", `/api/v1/recipients/${recipient.id}`, {
+      payoutSchedule: { interval: "daily", minimumValue: 1_000 },
+    });
+    // Far ahead: the schedule's slot is due, the balance below its minimum (a skip recorded, then seen).
+    for (let i = 0; i < 2; i++)
+      await during("automatic payouts", () => runAutoPayouts(new Date("2099-01-01T12:00:00Z")));
     await during("dashboard statement", () => getStatement(merchant.id, {}));
     await during("dashboard statement by kind", () => getStatement(merchant.id, { kind: "order_credit" }));
     await during("dashboard statement by days", () =>

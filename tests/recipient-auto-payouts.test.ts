@@ -1,18 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
 import { db } from "@/db";
-import { payoutDestinations, pixPayouts, recipientPayouts, recipients } from "@/db/schema";
+import {
+  events,
+  payoutDestinations,
+  pixPayouts,
+  recipientPayoutSkips,
+  recipientPayouts,
+  recipients,
+} from "@/db/schema";
+import { setClockForTests } from "@/lib/clock";
 import { saoPauloDayStart } from "@/lib/day-range";
-import { runAutoPayouts } from "@/lib/recipients/auto-payouts";
+import { autoPayoutQueue, runAutoPayouts } from "@/lib/recipients/auto-payouts";
 import { postRecipientEntry, recipientLedgerSum } from "@/lib/recipients/ledger";
+import { startWorker, stopWorker } from "@/lib/worker";
 import { api, seedMerchant } from "./helpers";
 
 // Recipients' automatic payouts (docs/api.md#automatic-payouts) against the real handlers and
 // PostgreSQL: the schedule set and shown through the API, and the schedule's job (runAutoPayouts, what
 // the pg-boss job runs each tick) run at instants inside a slot: a due slot pays the whole balance
-// once however often the job runs, a held key or a balance below the minimum pays nothing, and the
-// recipient's balance equals its ledger throughout.
+// once however often the job runs, a held key or a balance below the minimum pays nothing (and says
+// why, once per slot), and the recipient's balance equals its ledger throughout. Last, the job as
+// pg-boss runs it, across a restart of the job system.
 
 const CPFS = ["52998224725", "11144477735", "39053344705"];
 
@@ -42,6 +52,20 @@ const into = (day: string, hours = 1) => new Date(saoPauloDayStart(day).getTime(
 
 const payoutsOf = (recipientId: string) =>
   db().select().from(recipientPayouts).where(eq(recipientPayouts.recipientId, recipientId));
+
+/** Why the recipient's slots paid nothing, as recorded, and the events that said so. */
+async function skipsOf(recipientId: string) {
+  const rows = await db()
+    .select()
+    .from(recipientPayoutSkips)
+    .where(eq(recipientPayoutSkips.recipientId, recipientId))
+    .orderBy(asc(recipientPayoutSkips.createdAt));
+  const said = await db()
+    .select()
+    .from(events)
+    .where(and(eq(events.subjectId, recipientId), eq(events.type, "recipient.payout.skipped")));
+  return { rows: rows.map((r) => [r.scheduleSlot, r.reason, r.balanceCentavos]), events: said.map((e) => e.data) };
+}
 
 async function expectBalanceIsLedger(recipientId: string, centavos: number) {
   const [row] = await db().select().from(recipients).where(eq(recipients.id, recipientId));
@@ -143,6 +167,19 @@ describe("the automatic payout job", () => {
     await runAutoPayouts(into(slot, 2));
     expect(await payoutsOf(r.id)).toHaveLength(0);
     await expectBalanceIsLedger(r.id, 5_000);
+    // Said once, however often the job looked.
+    const held = await skipsOf(r.id);
+    expect(held.rows).toEqual([[slot, "key_held", 5_000]]);
+    expect(held.events).toEqual([
+      {
+        recipientId: r.id,
+        scheduleSlot: slot,
+        reason: "key_held",
+        balance: 50,
+        minimumValue: null,
+        createdAt: expect.any(String),
+      },
+    ]);
 
     await db()
       .update(payoutDestinations)
@@ -167,14 +204,22 @@ describe("the automatic payout job", () => {
     await runAutoPayouts(into(slot));
     expect(await payoutsOf(r.id)).toHaveLength(0);
     expect(await payoutsOf(low.id)).toHaveLength(0);
+    await runAutoPayouts(into(slot, 2));
     await expectBalanceIsLedger(r.id, 9_999);
     await expectBalanceIsLedger(low.id, -300);
+    expect((await skipsOf(r.id)).rows).toEqual([[slot, "below_minimum", 9_999]]);
+    expect((await skipsOf(r.id)).events).toMatchObject([
+      { reason: "below_minimum", balance: 99.99, minimumValue: 100 },
+    ]);
+    expect((await skipsOf(low.id)).rows).toEqual([[slot, "no_balance", -300]]);
 
     await credit(merchant.id, r.id, 1);
     await runAutoPayouts(into(slot, 3));
     await runAutoPayouts(into(slot, 4));
     expect((await payoutsOf(r.id)).map((p) => p.valueCentavos)).toEqual([10_000]);
     await expectBalanceIsLedger(r.id, 0);
+    // Paid: the balance now empty is not a reason the slot "paid nothing".
+    expect((await skipsOf(r.id)).rows).toEqual([[slot, "below_minimum", 9_999]]);
   });
 
   it("pays nothing to a DISABLED recipient or one whose schedule was cleared", async () => {
@@ -189,7 +234,67 @@ describe("the automatic payout job", () => {
     expect(await payoutsOf(off.id)).toHaveLength(0);
     expect(await payoutsOf(cleared.id)).toHaveLength(0);
     await expectBalanceIsLedger(off.id, 1_000);
+    // The merchant's own choice: nothing recorded for either.
+    expect((await skipsOf(off.id)).rows).toEqual([]);
+    expect((await skipsOf(cleared.id)).rows).toEqual([]);
   });
+});
+
+describe("the schedule's job as pg-boss runs it, across a restart of the job system", () => {
+  afterAll(async () => {
+    await stopWorker();
+    setClockForTests(undefined);
+  });
+
+  /** One run of the queue's job that started after now: sent as the instance's timer sends it, and waited for. */
+  async function tick() {
+    const since = new Date();
+    await autoPayoutQueue.send({}, { singletonKey: "tick" });
+    for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      const [{ n }] = await db().execute<{ n: number }>(
+        sql`select count(*)::int as n from pgboss.job
+            where name = ${autoPayoutQueue.name} and state = 'completed' and started_on >= ${since.toISOString()}::timestamptz`,
+      );
+      if (n > 0) return;
+    }
+    throw new Error("the automatic payout job did not run within 30 s");
+  }
+
+  it("a slot that began while it was stopped is paid once after start; more runs and a second restart pay it no more", async () => {
+    const { merchant, apiKey } = await seedMerchant();
+    const r = await create(apiKey, { payoutSchedule: { interval: "daily" } });
+    const short = await create(apiKey, { document: CPFS[1], payoutSchedule: { interval: "daily", minimumValue: 100 } });
+    await credit(merchant.id, r.id, 4_321);
+    await credit(merchant.id, short.id, 2_500);
+    const slot = r.payoutSchedule.nextSlot as string;
+
+    await startWorker();
+    await tick();
+    expect(await payoutsOf(r.id)).toHaveLength(0);
+    await stopWorker();
+    // The slot begins while no job system runs.
+    setClockForTests(into(slot, 2));
+    await startWorker();
+    await Promise.all([tick(), tick()]);
+    // Paid by the job, at its first run after start.
+    expect((await payoutsOf(r.id)).map((p) => [p.valueCentavos, p.scheduleSlot])).toEqual([[4_321, slot]]);
+    await tick();
+    await stopWorker();
+    await startWorker();
+    await tick();
+    // The job's run beside a direct one at the same time: still one payout.
+    await Promise.all([tick(), runAutoPayouts(into(slot, 3))]);
+
+    const paid = await payoutsOf(r.id);
+    expect(paid.map((p) => [p.valueCentavos, p.scheduleSlot])).toEqual([[4_321, slot]]);
+    await expectBalanceIsLedger(r.id, 0);
+    expect(await payoutsOf(short.id)).toHaveLength(0);
+    await expectBalanceIsLedger(short.id, 2_500);
+    const skipped = await skipsOf(short.id);
+    expect(skipped.rows).toEqual([[slot, "below_minimum", 2_500]]);
+    expect(skipped.events).toHaveLength(1);
+    expect((await skipsOf(r.id)).rows).toEqual([]);
+  }, 120_000);
 });
 
 describe("GET /api/v1/recipients/{id}/payouts/{payoutId}", () => {

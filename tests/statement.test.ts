@@ -164,6 +164,7 @@ describe("statement page", () => {
     const named = {
       title: { by: "kind", kind: "pix", valueCentavos: 3_000, shortId: orderId.slice(0, 8) },
       customer: null,
+      split: false,
     };
     expect(s.lines.map((l) => [l.kind, l.amountCentavos, l.balanceAfterCentavos, l.source])).toEqual([
       ["refund_debit", -1_000, 2_000, { type: "order", id: orderId, ...named }],
@@ -185,12 +186,19 @@ describe("statement page", () => {
       expect((await api("POST", `/api/v1/sandbox/orders/${id}/pay`, { apiKey })).status).toBe(200);
     const s = await getStatement(merchant.id, statementQuery.parse({}));
     expect(s.lines.map((l) => l.source)).toEqual([
-      { type: "order", id: named.body.order.id, title: { by: "customer", text: "João Pereira" }, customer: null },
+      {
+        type: "order",
+        id: named.body.order.id,
+        title: { by: "customer", text: "João Pereira" },
+        customer: null,
+        split: false,
+      },
       {
         type: "order",
         id: created.body.pixOrder._id,
         title: { by: "reference", text: "1234" },
         customer: "Maria Souza",
+        split: false,
       },
     ]);
   });

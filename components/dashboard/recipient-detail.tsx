@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect } from "react";
 import { StepUpField } from "@/components/security/step-up";
@@ -11,6 +12,7 @@ import type { RecipientDetail } from "@/lib/dashboard/server/recipients";
 import { idle, type ActionState } from "@/lib/forms/action-state";
 import { formatDay, isMessageKey } from "@/lib/i18n";
 import { useI18n } from "@/lib/i18n/client";
+import { useOrderTitle } from "./order-name";
 import { Brl, KeyHeld, Pill } from "./recipient-bits";
 
 // One recipient: its balance (apart from the merchant's own), "Pagar recebedor" (a PIX of its balance
@@ -79,6 +81,31 @@ function entryLabel(kind: string) {
   return isMessageKey(key) ? key : "recipients.entry.other";
 }
 
+/**
+ * What the entry is about, in the reader's language: the order its part came from or was taken back
+ * for ("Pedido sale-1001 · Maria Souza", a link), or the schedule's payday. The API's English
+ * `description` is not shown: it stays the same whatever the language.
+ */
+function EntryDetail({ detail, id }: { detail: RecipientDetail; id: string }) {
+  const { t, locale } = useI18n();
+  const title = useOrderTitle();
+  const source = detail.sources[id];
+  if (source?.order?.title)
+    return (
+      <Link
+        href={`/dashboard/orders/${source.order.id}`}
+        className="text-xs font-medium text-brand-700 underline-offset-2 hover:underline"
+        data-testid="entry-order"
+      >
+        {title(source.order.title)}
+        {source.order.customer ? ` · ${source.order.customer}` : null}
+      </Link>
+    );
+  if (source?.slot)
+    return <span className="text-xs">{t("recipients.entry.slot", { day: formatDay(source.slot, locale) })}</span>;
+  return null;
+}
+
 function Statement({ detail }: { detail: RecipientDetail }) {
   const { t, dateTime } = useI18n();
   const entries = detail.statement.entries;
@@ -102,7 +129,9 @@ function Statement({ detail }: { detail: RecipientDetail }) {
                     {t("recipients.detail.balanceAfter")}: <Brl value={e.balanceAfter} />
                   </span>
                 </div>
-                {e.description ? <p className="mt-1 break-words text-xs text-slate-600">{e.description}</p> : null}
+                <p className="mt-1 break-words text-xs text-slate-600" data-testid="entry-detail">
+                  <EntryDetail detail={detail} id={e.id} />
+                </p>
               </li>
             ))}
           </ul>
@@ -122,7 +151,9 @@ function Statement({ detail }: { detail: RecipientDetail }) {
                     <td className="whitespace-nowrap py-2 pr-4 text-slate-700">{dateTime(e.createdAt)}</td>
                     <td className="py-2 pr-4">
                       <p className="font-medium text-slate-900">{t(entryLabel(e.kind))}</p>
-                      {e.description ? <p className="text-xs text-slate-600">{e.description}</p> : null}
+                      <p className="text-xs text-slate-600" data-testid="entry-detail">
+                        <EntryDetail detail={detail} id={e.id} />
+                      </p>
                     </td>
                     <td className="whitespace-nowrap py-2 pr-4 text-right font-semibold">
                       <Brl value={e.amount} />
@@ -176,6 +207,34 @@ function Payouts({ detail }: { detail: RecipientDetail }) {
               {p.failureReason ? <p className="text-xs text-red-700">{p.failureReason}</p> : null}
             </div>
             <Pill status={p.status} label={`recipients.payouts.${p.status}`} />
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
+/** Paydays of the schedule that paid nothing, each with its reason, as the job recorded them. */
+function Skips({ detail }: { detail: RecipientDetail }) {
+  const { t, money, locale } = useI18n();
+  if (detail.skips.length === 0) return null;
+  return (
+    <Card aria-labelledby="skips-title">
+      <CardTitle id="skips-title">{t("recipients.skips.title")}</CardTitle>
+      <p className="mt-1 text-sm text-slate-600">{t("recipients.skips.hint")}</p>
+      <ul className="mt-2 divide-y divide-slate-100">
+        {detail.skips.map((s) => (
+          <li
+            key={`${s.scheduleSlot} ${s.reason}`}
+            className="py-2 text-sm text-slate-800"
+            data-testid="payout-skip"
+            data-reason={s.reason}
+          >
+            {t(`recipients.skips.${s.reason}`, {
+              day: formatDay(s.scheduleSlot, locale),
+              balance: money(Math.round(s.balance * 100)),
+              minimum: s.minimumValue === null ? "" : money(Math.round(s.minimumValue * 100)),
+            })}
           </li>
         ))}
       </ul>
@@ -240,6 +299,7 @@ export function RecipientDetailView({ detail, canPay }: { detail: RecipientDetai
       <PayoutForm detail={detail} canPay={canPay} />
       <Statement detail={detail} />
       <Payouts detail={detail} />
+      <Skips detail={detail} />
     </div>
   );
 }

@@ -54,6 +54,9 @@ function Source({ line }: { line: StatementLine }) {
   return null;
 }
 
+// A split sale's credit is the merchant's part only: said, so the amount is not read as the sale's.
+const SPLIT_CREDITS = new Set<string>(["order_credit", "deposit_credit", "partial_deposit_credit"]);
+
 /** "Pagamento recebido · Pedido 1042 · Maria Souza": the entry's kind, and the order it belongs to as the merchant knows it. */
 function Description({ line }: { line: StatementLine }) {
   const { t } = useI18n();
@@ -64,6 +67,7 @@ function Description({ line }: { line: StatementLine }) {
       {t(`ledgerKind.${line.kind}`)}
       {order?.title ? ` · ${title(order.title)}` : null}
       {order?.customer ? ` · ${order.customer}` : null}
+      {order?.split && SPLIT_CREDITS.has(line.kind) ? ` · ${t("statement.splitPart")}` : null}
     </span>
   );
 }

@@ -5,8 +5,11 @@ import { centavosToBrl } from "@/lib/money";
 import { db } from "@/db";
 import { heldFunds } from "@/lib/med/holds";
 import { balanceAndLimits } from "@/lib/withdrawals/limits";
-import { accountExample } from "./examples";
-import { accountResponse } from "./schemas";
+import { clientAddress } from "@/lib/http/client-address";
+import { apiKeyActor } from "@/lib/identity/audit";
+import { merchantSettings, updateMerchantSettings } from "@/lib/merchants/service";
+import { accountExample, accountSettingsExample } from "./examples";
+import { accountResponse, accountSettingsResponse, updateAccountSettingsBody } from "./schemas";
 
 /** GET /api/v1/account: balance in centavos (docs/api.md#endpoints), plus account type and what is left to withdraw. */
 export const getAccountEndpoint = defineEndpoint({
@@ -50,4 +53,60 @@ export const getAccountEndpoint = defineEndpoint({
       },
     };
   },
+});
+
+/** GET /api/v1/account/settings (docs/api.md#account-settings): the merchant's own settings. */
+export const getAccountSettingsEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/api/v1/account/settings",
+  caller: merchantKey,
+  scope: "read",
+  errorBody: messageBody,
+  response: {
+    status: 200,
+    description: "The settings",
+    schema: accountSettingsResponse,
+    example: accountSettingsExample,
+  },
+  docs: {
+    summary: "The merchant's settings",
+    description:
+      "`receiptShowsSplits`: whether the payer's receipt names a split order's recipients and their parts (the dashboard's Settings → Payer's receipt).",
+    tag: "Account",
+  },
+  handle: async ({ merchant }) => ({ settings: await merchantSettings(merchant.id) }),
+});
+
+/** PATCH /api/v1/account/settings: only the fields sent change; a change is audited, naming the key. */
+export const updateAccountSettingsEndpoint = defineEndpoint({
+  method: "PATCH",
+  path: "/api/v1/account/settings",
+  caller: merchantKey,
+  // What the payer's pages show of a sale: the scope that makes sales.
+  scope: "payments",
+  errorBody: messageBody,
+  body: updateAccountSettingsBody,
+  response: {
+    status: 200,
+    description: "The settings as changed",
+    schema: accountSettingsResponse,
+    example: accountSettingsExample,
+  },
+  docs: {
+    summary: "Change the merchant's settings",
+    description:
+      "Only the fields sent change; sending the value a setting already has changes nothing. Each change is written to the audit trail (the dashboard's Security page), naming the API key.",
+    tag: "Account",
+    requestExample: { receiptShowsSplits: true },
+    errors: [400],
+    errorExamples: {
+      400: { message: "Invalid request: receiptShowsSplits: Invalid input: expected boolean, received string" },
+    },
+  },
+  handle: async ({ merchant, keyId, req, body }) => ({
+    settings: await updateMerchantSettings(
+      { ...apiKeyActor(merchant.id, keyId, clientAddress(req.headers)), merchantId: merchant.id },
+      body,
+    ),
+  }),
 });

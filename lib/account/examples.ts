@@ -25,3 +25,5 @@ export const accountExample = {
     },
   },
 };
+
+export const accountSettingsExample = { "settings": { "receiptShowsSplits": true } };

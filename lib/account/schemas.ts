@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES } from "@/db/schema";
-import { brlAmount, centavosAmount, isoDateTime } from "@/lib/fields";
+import { bodyObject, brlAmount, centavosAmount, isoDateTime } from "@/lib/fields";
 
 /** GET /api/v1/account (docs/api.md#endpoints): balance in centavos, plus account type and what is left to withdraw. */
 export const accountResponse = z.strictObject({
@@ -36,3 +36,14 @@ export const accountResponse = z.strictObject({
     .meta({ id: "Account" }),
 });
 export type AccountResponse = z.infer<typeof accountResponse>;
+
+const receiptShowsSplits = z.boolean().meta({
+  description:
+    "Whether the payer's pages (the hosted checkout's receipt, GET /public/payments/{paymentLinkId}) name a split order's recipients and their parts; false by default",
+});
+
+/** GET and PATCH /api/v1/account/settings (docs/api.md#account-settings): the merchant's own settings. */
+export const accountSettingsResponse = z.strictObject({
+  settings: z.strictObject({ receiptShowsSplits }).meta({ id: "AccountSettings" }),
+});
+export const updateAccountSettingsBody = bodyObject({ receiptShowsSplits: receiptShowsSplits.optional() });

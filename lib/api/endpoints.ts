@@ -1,4 +1,4 @@
-import { getAccountEndpoint } from "@/lib/account/endpoints";
+import { getAccountEndpoint, getAccountSettingsEndpoint, updateAccountSettingsEndpoint } from "@/lib/account/endpoints";
 import { CHECKOUT_ENDPOINTS } from "@/lib/checkout/endpoints";
 import { CRYPTO_PIX_ENDPOINTS } from "@/lib/crypto-pix/endpoints";
 import type { Endpoint } from "@/lib/http/endpoint";
@@ -52,6 +52,8 @@ export const API_ENDPOINTS: readonly Endpoint[] = [
   ...RECIPIENT_ENDPOINTS,
   ...CRYPTO_PIX_ENDPOINTS,
   getAccountEndpoint,
+  getAccountSettingsEndpoint,
+  updateAccountSettingsEndpoint,
   listWithdrawalsEndpoint,
   getWithdrawalEndpoint,
   ...MERCHANT_ENDPOINTS,

@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   "recipient.created",
   "recipient.updated",
   "recipient.payout.status_changed",
+  "recipient.payout.skipped",
   // Written for one endpoint by lib/webhooks/test-event.ts, never fanned out by recordEvent.
   "webhook.test",
 ] as const;

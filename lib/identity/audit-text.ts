@@ -125,6 +125,11 @@ const DESCRIBE: Record<string, Describe> = {
   }),
   "payoutKey.confirmed": (d) => ({ key: "audit.detail.pixKey", words: {}, data: { pixKey: s(d.pixKey) } }),
   "company.changed": (d) => ({ key: "audit.detail.fromTo", words: {}, data: { from: s(d.from), to: s(d.to) } }),
+  "receipt.splitsChanged": (d) => ({
+    key: d.shown ? "audit.detail.receiptSplitsOn" : "audit.detail.receiptSplitsOff",
+    words: {},
+    data: {},
+  }),
   "destination.added": (d, t) => ({
     key: d.label ? "audit.detail.destinationLabelled" : "audit.detail.destination",
     words: { kind: destinationKind(t, d.kind) },

@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   "destination.removed",
   "destination.allowlistChanged",
   "company.changed",
+  "receipt.splitsChanged",
   "apiKey.created",
   "apiKey.revoked",
   "webhook.created",

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
 import { merchants, type Merchant } from "@/db/schema";
 import { isUuid, randomBase62 } from "@/lib/ids";
@@ -6,6 +6,7 @@ import { generateApiKey, type KeyMode } from "@/lib/identity/api-keys/keys";
 import { forgetMerchant } from "@/lib/identity/api-keys/key-cache";
 import { API_SCOPES, legacyScope, normaliseScopes, type ApiScope } from "@/lib/identity/api-keys/scopes";
 import { hashPassword } from "@/lib/identity/password-hash";
+import { audit, type Actor } from "@/lib/identity/audit";
 import { env } from "@/lib/env";
 import { Conflict, InvalidInput, NotFound } from "@/lib/errors";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -190,11 +191,37 @@ export async function updateMerchant(id: string, patch: UpdateMerchantInput): Pr
   return merchantView(row);
 }
 
-/** Whether the payer's receipt names the order's recipients and their parts (dashboard Settings). */
-export async function setReceiptShowsSplits(id: string, shown: boolean): Promise<void> {
-  const row = await updateMerchantRow(db(), id, { receiptShowsSplits: shown });
-  if (!row) throw new NotFound("Merchant not found");
-  forgetMerchant(id);
+/** The merchant's own settings (GET/PATCH /api/v1/account/settings, dashboard Settings). */
+export type MerchantSettings = { receiptShowsSplits: boolean };
+
+export async function merchantSettings(id: string): Promise<MerchantSettings> {
+  const row = await findMerchant(id);
+  return { receiptShowsSplits: row.receiptShowsSplits };
+}
+
+/**
+ * Whether the payer's receipt names a split's recipients and their parts (docs/api.md#public-payments-and-splits),
+ * from the API or the dashboard. A change writes its audit row in the same transaction, so the trail
+ * never misses one that committed nor names one that did not; setting the value it already has writes nothing.
+ */
+export async function updateMerchantSettings(
+  actor: Actor & { merchantId: string },
+  change: Partial<MerchantSettings>,
+): Promise<MerchantSettings> {
+  const id = actor.merchantId;
+  if (change.receiptShowsSplits === undefined) return merchantSettings(id);
+  const shown = change.receiptShowsSplits;
+  const changed = await db().transaction(async (tx) => {
+    const [row] = await tx
+      .update(merchants)
+      .set({ receiptShowsSplits: shown, updatedAt: sql`now()` })
+      .where(and(eq(merchants.id, id), sql`${merchants.receiptShowsSplits} is distinct from ${shown}`))
+      .returning({ id: merchants.id });
+    if (row) await audit(actor, "receipt.splitsChanged", id, { shown }, tx);
+    return Boolean(row);
+  });
+  if (changed) forgetMerchant(id);
+  return merchantSettings(id);
 }
 
 /** An owner vouches for the current payout key, ending its hold; the key's own change time stays. */

@@ -1,6 +1,14 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { db, type Tx } from "@/db";
-import { merchants, recipientPayouts, recipients, type Recipient } from "@/db/schema";
+import {
+  merchants,
+  recipientPayoutSkips,
+  recipientPayouts,
+  recipients,
+  type PayoutSkipReason,
+  type Recipient,
+} from "@/db/schema";
+import { recordEvent } from "@/lib/events/outbox";
 import { now } from "@/lib/clock";
 import type { Actor } from "@/lib/identity/audit";
 import { DEFAULT_LOCALE } from "@/lib/i18n";
@@ -12,6 +20,7 @@ import { requestPixOut } from "@/lib/withdrawals/service";
 import { isHolding, lockDestination } from "@/lib/withdrawals/destinations";
 import { payOutLocked } from "./payouts";
 import { lockRecipient } from "./queries";
+import { payoutSkipView } from "./views";
 import { dueSlot, scheduleOf } from "./schedule";
 
 // Automatic payouts (docs/api.md#automatic-payouts): a recurring job pays each recipient with a
@@ -22,7 +31,9 @@ import { dueSlot, scheduleOf } from "./schedule";
 // (recipient_id, schedule_slot) makes a second payout of a slot impossible even if two runs overlap.
 // A slot is not paid — and stays due until the next one begins, so a later run may still pay it —
 // while the recipient is DISABLED, its balance is below the minimum (or not positive), or its key is
-// held (or, with the API allow-list on, not confirmed by an owner).
+// held (or, with the API allow-list on, not confirmed by an owner). Each of the last three is recorded
+// once per slot (recipient_payout_skips) with a recipient.payout.skipped event, so the merchant learns
+// why a payday passed without a payout; a DISABLED recipient is the merchant's own doing and is not.
 
 /** Recurring: every minute, like the solvency report's tick; one run at a time across instances. */
 export const autoPayoutQueue = jobQueue<object>("recipient-auto-payouts", {
@@ -45,21 +56,80 @@ export type AutoPayoutRun = Record<AutoPayoutOutcome, number>;
 
 const PAGE = 200;
 
-/** Recipients with a schedule and a balance a slot could pay, in id order after `after`. */
+/** Active recipients with a schedule, in id order after `after` (a slot that cannot pay is still recorded). */
 async function candidates(after: string | null): Promise<Recipient[]> {
   return db()
     .select()
     .from(recipients)
     .where(
       and(
-        sql`${recipients.payoutInterval} is not null`,
-        eq(recipients.status, "ACTIVE"),
-        sql`${recipients.balanceCentavos} >= greatest(coalesce(${recipients.payoutMinimumCentavos}, 1), 1)`,
+        // recipients_payout_schedule's predicate, as literals: a parameter would not prove it.
+        sql`${recipients.payoutInterval} is not null and ${recipients.status} = 'ACTIVE'`,
         after ? gt(recipients.id, after) : undefined,
       ),
     )
     .orderBy(asc(recipients.id))
     .limit(PAGE);
+}
+
+/** Why a balance cannot pay the slot, or null when it can. */
+function balanceShort(balance: number, minimum: number | null): PayoutSkipReason | null {
+  if (balance <= 0) return "no_balance";
+  return balance < (minimum ?? 1) ? "below_minimum" : null;
+}
+
+type Due = { r: Recipient; slot: string };
+
+/**
+ * What a page's due slots already have: those paid, and the balance-based skips already recorded,
+ * read in two statements so a run does not lock every recipient with nothing to do each minute.
+ */
+async function settled(due: Due[]): Promise<{ paid: Set<string>; skipped: Set<string> }> {
+  const ids = due.map((d) => d.r.id);
+  const slots = [...new Set(due.map((d) => d.slot))];
+  if (ids.length === 0) return { paid: new Set(), skipped: new Set() };
+  const [paid, skipped] = await Promise.all([
+    db()
+      .select({ recipientId: recipientPayouts.recipientId, slot: recipientPayouts.scheduleSlot })
+      .from(recipientPayouts)
+      .where(and(inArray(recipientPayouts.recipientId, ids), inArray(recipientPayouts.scheduleSlot, slots))),
+    db()
+      .select({
+        recipientId: recipientPayoutSkips.recipientId,
+        slot: recipientPayoutSkips.scheduleSlot,
+        reason: recipientPayoutSkips.reason,
+      })
+      .from(recipientPayoutSkips)
+      .where(and(inArray(recipientPayoutSkips.recipientId, ids), inArray(recipientPayoutSkips.scheduleSlot, slots))),
+  ]);
+  return {
+    paid: new Set(paid.map((p) => `${p.recipientId} ${p.slot}`)),
+    skipped: new Set(skipped.map((s) => `${s.recipientId} ${s.slot} ${s.reason}`)),
+  };
+}
+
+/** The slot's skip for `reason`, once: the row and its event commit with the decision, or not at all. */
+async function recordSkip(tx: Tx, r: Recipient, slot: string, reason: PayoutSkipReason): Promise<void> {
+  const [row] = await tx
+    .insert(recipientPayoutSkips)
+    .values({
+      merchantId: r.merchantId,
+      recipientId: r.id,
+      scheduleSlot: slot,
+      reason,
+      balanceCentavos: r.balanceCentavos,
+      minimumCentavos: r.payoutMinimumCentavos,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) return;
+  await recordEvent(tx, {
+    merchantId: r.merchantId,
+    type: "recipient.payout.skipped",
+    subjectType: "recipient",
+    subjectId: r.id,
+    data: payoutSkipView(row),
+  });
 }
 
 /** Whether the recipient's key may be paid now, without recording anything (./key-hold.ts gateRecipientKey's rule). */
@@ -88,8 +158,15 @@ async function payDueSlot(candidate: Recipient, at: Date): Promise<AutoPayoutOut
       .from(recipientPayouts)
       .where(and(eq(recipientPayouts.recipientId, r.id), eq(recipientPayouts.scheduleSlot, slot)));
     if (paid) return "alreadyPaid" as const;
-    if (r.balanceCentavos <= 0 || r.balanceCentavos < (schedule.minimumCentavos ?? 1)) return "belowMinimum" as const;
-    if (!(await keyUsable(tx, r))) return "keyHeld" as const;
+    const short = balanceShort(r.balanceCentavos, schedule.minimumCentavos);
+    if (short) {
+      await recordSkip(tx, r, slot, short);
+      return "belowMinimum" as const;
+    }
+    if (!(await keyUsable(tx, r))) {
+      await recordSkip(tx, r, slot, "key_held");
+      return "keyHeld" as const;
+    }
     const origin = { actor: scheduleActor(r.merchantId), locale: DEFAULT_LOCALE };
     return payOutLocked(tx, origin, r, r.balanceCentavos, slot);
   });
@@ -111,10 +188,23 @@ export async function runAutoPayouts(at: Date = now()): Promise<AutoPayoutRun> {
   let after: string | null = null;
   for (;;) {
     const page = await candidates(after);
+    const due: Due[] = [];
     for (const r of page) {
       const schedule = scheduleOf(r);
-      if (!schedule || !dueSlot(schedule, at)) {
-        run.notDue++;
+      const slot = schedule ? dueSlot(schedule, at) : null;
+      if (slot) due.push({ r, slot });
+      else run.notDue++;
+    }
+    const { paid, skipped } = await settled(due);
+    for (const { r, slot } of due) {
+      if (paid.has(`${r.id} ${slot}`)) {
+        run.alreadyPaid++;
+        continue;
+      }
+      // Short of the minimum and already said so: nothing changed that the lock would tell us.
+      const short = balanceShort(r.balanceCentavos, r.payoutMinimumCentavos);
+      if (short && skipped.has(`${r.id} ${slot} ${short}`)) {
+        run.belowMinimum++;
         continue;
       }
       try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PAYOUT_INTERVALS, RECIPIENT_PAYOUT_STATUSES, RECIPIENT_STATUSES } from "@/db/schema";
+import { PAYOUT_INTERVALS, PAYOUT_SKIP_REASONS, RECIPIENT_PAYOUT_STATUSES, RECIPIENT_STATUSES } from "@/db/schema";
 import { bodyObject, brlAmount, brlValue, centavosAmount, isoDateTime, requiredText } from "@/lib/fields";
 import { classifyPixKey, PIX_KEY_TYPES } from "@/lib/pix/keys";
 import { recipientDocument } from "./fields";
@@ -254,3 +254,14 @@ export const recipientPayoutViewSchema = z
 export type RecipientPayoutView = z.infer<typeof recipientPayoutViewSchema>;
 
 export const recipientPayoutResponse = z.strictObject({ payout: recipientPayoutViewSchema });
+
+/** A due slot of the automatic schedule that paid nothing, and why (the recipient.payout.skipped event's data). */
+export const payoutSkipViewSchema = z.strictObject({
+  recipientId: z.uuid(),
+  scheduleSlot: z.iso.date(),
+  reason: z.enum(PAYOUT_SKIP_REASONS),
+  balance: brlAmount.meta({ description: "The recipient's balance when the slot was looked at" }),
+  minimumValue: brlAmount.nullable(),
+  createdAt: isoDateTime,
+});
+export type PayoutSkipView = z.infer<typeof payoutSkipViewSchema>;

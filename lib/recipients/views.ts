@@ -1,9 +1,15 @@
-import type { Recipient, RecipientPayout } from "@/db/schema";
+import type { Recipient, RecipientPayout, RecipientPayoutSkip } from "@/db/schema";
 import { centavosToBrl } from "@/lib/money";
 import { maskPixKey } from "@/lib/pix/keys";
 import { now } from "@/lib/clock";
 import type { RecipientEntry } from "./queries";
-import type { PayoutScheduleView, RecipientPayoutView, RecipientView, StatementEntryView } from "./schemas";
+import type {
+  PayoutScheduleView,
+  PayoutSkipView,
+  RecipientPayoutView,
+  RecipientView,
+  StatementEntryView,
+} from "./schemas";
 import { nextSlot, scheduleOf, WEEKDAYS } from "./schedule";
 
 // What the API (and the dashboard) shows of a recipient: the document and key masked as receipts and
@@ -67,5 +73,16 @@ export function recipientPayoutView(p: RecipientPayout): RecipientPayoutView {
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
     ...(p.completedAt ? { completedAt: p.completedAt.toISOString() } : {}),
+  };
+}
+
+export function payoutSkipView(s: RecipientPayoutSkip): PayoutSkipView {
+  return {
+    recipientId: s.recipientId,
+    scheduleSlot: s.scheduleSlot,
+    reason: s.reason,
+    balance: centavosToBrl(s.balanceCentavos),
+    minimumValue: s.minimumCentavos === null ? null : centavosToBrl(s.minimumCentavos),
+    createdAt: s.createdAt.toISOString(),
   };
 }

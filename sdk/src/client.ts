@@ -87,6 +87,9 @@ const ops = {
   payCryptoPix: call("postCryptoPixOnchainPay", "POST", "/api/v1/crypto-pix/onchain/pay"),
   getCryptoPix: call("getCryptoPixOrderId", "GET", "/api/v1/crypto-pix/order/{id}"),
   getAccount: call("getAccount", "GET", "/api/v1/account"),
+  getAccountSettings: call("getAccountSettings", "GET", "/api/v1/account/settings"),
+  // A change repeated sets the same value again: safe to send again.
+  updateAccountSettings: call("patchAccountSettings", "PATCH", "/api/v1/account/settings", "safe"),
   listWithdrawals: call("getWithdrawals", "GET", "/api/v1/withdrawals"),
   getWithdrawal: call("getWithdrawalsId", "GET", "/api/v1/withdrawals/{id}"),
   createWebhook: call("postWebhooks", "POST", "/api/v1/webhooks"),
@@ -330,6 +333,11 @@ export class PixCrypto {
   readonly account = {
     /** GET /account: company, PIX key, balance in centavos (and what MED infractions hold out of it), withdrawal limits. */
     get: (opts?: RequestOptions) => ops.getAccount(this.transport, {}, opts),
+    /** GET /account/settings → `{ settings: { receiptShowsSplits } }`. */
+    settings: (opts?: RequestOptions) => ops.getAccountSettings(this.transport, {}, opts),
+    /** PATCH /account/settings: only the fields sent change; each change is audited (needs the payments scope). */
+    updateSettings: (body: BodyOf<"patchAccountSettings">, opts?: RequestOptions) =>
+      ops.updateAccountSettings(this.transport, { body }, opts),
   };
 
   /** Webhook endpoints and their delivery log. Verify what they receive with verifyWebhook(). */

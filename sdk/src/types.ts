@@ -30,6 +30,7 @@ export type DepositCreated = Schemas["DepositCreated"];
 export type CryptoPixPayment = Schemas["CryptoPixPayment"];
 export type CryptoPixCreated = Schemas["CryptoPixCreated"];
 export type Account = Schemas["Account"];
+export type AccountSettings = Schemas["AccountSettings"];
 export type Withdrawal = Schemas["Withdrawal"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type CreatedWebhookEndpoint = Schemas["CreatedWebhookEndpoint"];

@@ -131,6 +131,18 @@ export type WebhookEventData = {
   "recipient.updated": Recipient;
   /** A recipient's payout requested (PENDING), paid (COMPLETED) or not made (FAILED, credited back). */
   "recipient.payout.status_changed": RecipientPayout & { previousStatus: Status<RecipientPayout> | null };
+  /** A due slot of a recipient's automatic schedule that paid nothing, once per reason; the slot stays due. */
+  "recipient.payout.skipped": {
+    recipientId: string;
+    /** The São Paulo day the slot began (YYYY-MM-DD). */
+    scheduleSlot: string;
+    reason: "no_balance" | "below_minimum" | "key_held";
+    /** BRL: the recipient's balance when the slot was looked at. */
+    balance: number;
+    /** BRL, or null when the schedule has no minimum. */
+    minimumValue: number | null;
+    createdAt: string;
+  };
   /** Sent to one endpoint from the dashboard's "send test event": nothing happened; answer 2xx. */
   "webhook.test": { test: true; webhookId: string; url: string; message: string };
 };
@@ -160,6 +172,7 @@ const KNOWN: Record<WebhookEventType, true> = {
   "recipient.created": true,
   "recipient.updated": true,
   "recipient.payout.status_changed": true,
+  "recipient.payout.skipped": true,
   "webhook.test": true,
 };
 

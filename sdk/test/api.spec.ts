@@ -294,6 +294,10 @@ test("account (its type changed by the operator), the payer's view of an order a
   const other = new PixCrypto({ apiKey, baseUrl: baseURL!, authHeader: "bearer", onResponse: record });
   const { merchant: account } = await other.account.get();
   expect(account).toMatchObject({ pixKey: "52998224725", balance: 0, accountType: "verified" });
+  expect(await client.account.settings()).toEqual({ settings: { receiptShowsSplits: false } });
+  expect(await client.account.updateSettings({ receiptShowsSplits: true })).toEqual({
+    settings: { receiptShowsSplits: true },
+  });
   const { order } = await client.orders.createExchange({ value: 12.34 });
   const { payment } = await client.public.payment(order.paymentLinkId);
   expect(payment).toMatchObject({

@@ -5,7 +5,7 @@ import { cookies } from "next/headers";
 import { actorOf } from "@/lib/identity/dashboard/session";
 import { isLocale, LANG_COOKIE } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
-import { confirmPayoutKey, setReceiptShowsSplits, updateMerchant } from "@/lib/merchants/service";
+import { confirmPayoutKey, updateMerchant, updateMerchantSettings } from "@/lib/merchants/service";
 import { merchantAction } from "@/lib/dashboard/server/merchant-action";
 import { alertAdmins } from "@/lib/identity/alerts";
 import { audit } from "@/lib/identity/audit";
@@ -29,11 +29,14 @@ export const updateCompanyAction = merchantAction(
   { permission: "company.edit" },
 );
 
-/** Whether the payer's receipt names the split's recipients and their parts (docs/dashboard.md, Settings). */
+/** Whether the payer's receipt names the split's recipients and their parts (docs/dashboard.md, Settings); audited. */
 export const updateReceiptAction = merchantAction(
   receiptForm,
   async ({ receiptShowsSplits }, signedIn) => {
-    await setReceiptShowsSplits(signedIn.merchant.id, receiptShowsSplits === "on");
+    await updateMerchantSettings(
+      { ...actorOf(signedIn), merchantId: signedIn.merchant.id },
+      { receiptShowsSplits: receiptShowsSplits === "on" },
+    );
     revalidatePath("/dashboard/settings");
     return { data: null, message: "common.saved" as const };
   },

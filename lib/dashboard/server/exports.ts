@@ -101,6 +101,8 @@ function orderName(t: Translator, locale: Locale, source: StatementLine["source"
   return source.customer ? `${title} (${source.customer})` : title;
 }
 
+const SPLIT_CREDIT_KINDS = new Set<string>(["order_credit", "deposit_credit", "partial_deposit_credit"]);
+
 function statementColumns(t: Translator, format: CsvFormat, locale: Locale): CsvColumn<SourcedEntry>[] {
   const c = codes(t, format);
   return [
@@ -111,7 +113,10 @@ function statementColumns(t: Translator, format: CsvFormat, locale: Locale): Csv
       header: t("export.col.description"),
       value: (e) => {
         const name = orderName(t, locale, e.source);
-        return text(name ? `${t(`ledgerKind.${e.kind}`)} · ${name}` : t(`ledgerKind.${e.kind}`));
+        const what = name ? `${t(`ledgerKind.${e.kind}`)} · ${name}` : t(`ledgerKind.${e.kind}`);
+        // A split sale's credit is the merchant's part only, as the statement page says.
+        const split = e.source.type === "order" && e.source.split && SPLIT_CREDIT_KINDS.has(e.kind);
+        return text(split ? `${what} · ${t("statement.splitPart")}` : what);
       },
     },
     { header: t("export.col.amount"), value: (e) => ({ centavos: e.amountCentavos }) },
@@ -125,15 +130,15 @@ function statementColumns(t: Translator, format: CsvFormat, locale: Locale): Csv
   ];
 }
 
-/**
- * Each page's orders with their split written out, "name: 30.00 CREDITED; …" (BRL with a point, the
- * part's state as the API names it), from one query per page; "" for an order without one.
- */
+type ExportPart = { name: string; centavos: number; status: string };
+type OrderWithSplits = OrderExportRow & { splits?: ExportPart[] };
+
+/** Each page's orders with their split's parts in the order requested, from one query per page; [] for an order without one. */
 async function* withSplits(
   ex: Executor,
   merchantId: string,
   pages: AsyncGenerator<OrderExportRow[]>,
-): AsyncGenerator<OrderExportRow[]> {
+): AsyncGenerator<OrderWithSplits[]> {
   for await (const page of pages) {
     const ids = page.map((r) => r.id);
     const rows =
@@ -156,16 +161,33 @@ async function* withSplits(
               ),
             )
             .orderBy(asc(orderSplits.position));
-    const byOrder = new Map<string, string[]>();
+    const byOrder = new Map<string, ExportPart[]>();
     for (const p of rows) {
       const id = (p.orderId ?? p.onchainOrderId)!;
-      byOrder.set(id, [...(byOrder.get(id) ?? []), `${p.name}: ${(p.value / 100).toFixed(2)} ${p.status}`]);
+      byOrder.set(id, [...(byOrder.get(id) ?? []), { name: p.name, centavos: p.value, status: p.status }]);
     }
-    yield page.map((r) => ({ ...r, splits: byOrder.get(r.id)?.join("; ") ?? "" }));
+    yield page.map((r) => ({ ...r, splits: byOrder.get(r.id) ?? [] }));
   }
 }
 
-function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRow & { splits?: string }>[] {
+/**
+ * The split in one cell: "name: 30.00 CREDITED; …" in csv (BRL with a point, the part's state as the
+ * API names it), "name: R$ 30,00 Creditado; …" in excel, where a person reads it; empty without one.
+ */
+function splitsCell(parts: ExportPart[], t: Translator, format: CsvFormat, locale: Locale) {
+  if (parts.length === 0) return text(null);
+  const part = (p: ExportPart) =>
+    format === "excel"
+      ? `${p.name}: ${formatMoney(p.centavos, locale)} ${label(t, `order.split.${p.status}`, p.status)}`
+      : `${p.name}: ${(p.centavos / 100).toFixed(2)} ${p.status}`;
+  return text(parts.map(part).join("; "));
+}
+
+/** What the recipients' parts come to (a cancelled part's none): the merchant's own is the rest of what was paid. */
+const partsTotal = (parts: ExportPart[]) =>
+  parts.length === 0 ? null : parts.filter((p) => p.status !== "CANCELLED").reduce((a, p) => a + p.centavos, 0);
+
+function orderColumns(t: Translator, format: CsvFormat, locale: Locale): CsvColumn<OrderWithSplits>[] {
   const c = codes(t, format);
   const ref = (r: OrderExportRow, ...keys: string[]) => text(keys.map((k) => r.reference[k]).find(Boolean));
   return [
@@ -191,7 +213,8 @@ function orderColumns(t: Translator, format: CsvFormat): CsvColumn<OrderExportRo
     { header: t("export.col.address"), value: (r) => text(r.address) },
     { header: t("export.col.txHashes"), value: (r) => text(r.txHashes) },
     { header: t("export.col.metadata"), value: (r) => metadataCell(r.metadata, format) },
-    { header: t("export.col.splits"), value: (r) => text(r.splits ?? null) },
+    { header: t("export.col.splits"), value: (r) => splitsCell(r.splits ?? [], t, format, locale) },
+    { header: t("export.col.splitsTotal"), value: (r) => ({ centavos: partsTotal(r.splits ?? []) }) },
   ];
 }
 
@@ -288,7 +311,7 @@ export function exportStream(
     case "orders":
       return csvStream(
         withSplits(ex, merchantId, orderExportPages(ex, range, pageSize)),
-        orderColumns(t, q.format),
+        orderColumns(t, q.format, locale),
         q.format,
       );
     case "withdrawals":

@@ -67,10 +67,11 @@ async function balanceBefore(merchantId: string, instant: SQL): Promise<number> 
   return Number(row?.balance ?? 0);
 }
 
-type OrderNaming = ReturnType<typeof orderNaming>;
+/** How the merchant knows an order, and whether its payment was split (the entry is then the merchant's part only). */
+type OrderNaming = ReturnType<typeof orderNaming> & { split: boolean };
 
 /** How the merchant knows each of these orders (of any kind), by id: one read of the page's orders through their primary keys. */
-async function orderNames(merchantId: string, ids: (string | undefined)[]): Promise<Map<string, OrderNaming>> {
+export async function orderNames(merchantId: string, ids: (string | undefined)[]): Promise<Map<string, OrderNaming>> {
   const unique = [...new Set(ids.filter((id): id is string => id !== undefined && isUuid(id)))];
   if (unique.length === 0) return new Map();
   const rows = await db().execute<{
@@ -79,8 +80,9 @@ async function orderNames(merchantId: string, ids: (string | undefined)[]): Prom
     payment_link_id: string | null;
     value_centavos: string;
     reference: Record<string, string> | null;
+    split_count: number;
   }>(sql`
-    select id, type, payment_link_id, value_centavos, reference from ${merchantOrders(merchantId)}
+    select id, type, payment_link_id, value_centavos, reference, split_count from ${merchantOrders(merchantId)}
     where id in (${sql.join(
       unique.map((id) => sql`${id}::uuid`),
       sql`, `,
@@ -88,13 +90,16 @@ async function orderNames(merchantId: string, ids: (string | undefined)[]): Prom
   return new Map(
     rows.map((r) => [
       r.id,
-      orderNaming({
-        id: r.id,
-        kind: r.type,
-        paymentLinkId: r.payment_link_id,
-        valueCentavos: Number(r.value_centavos),
-        reference: r.reference,
-      }),
+      {
+        ...orderNaming({
+          id: r.id,
+          kind: r.type,
+          paymentLinkId: r.payment_link_id,
+          valueCentavos: Number(r.value_centavos),
+          reference: r.reference,
+        }),
+        split: Number(r.split_count) > 0,
+      },
     ]),
   );
 }

@@ -751,6 +751,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's settings
+         * @description `receiptShowsSplits`: whether the payer's receipt names a split order's recipients and their parts (the dashboard's Settings → Payer's receipt).
+         */
+        get: operations["getAccountSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the merchant's settings
+         * @description Only the fields sent change; sending the value a setting already has changes nothing. Each change is written to the audit trail (the dashboard's Security page), naming the API key.
+         */
+        patch: operations["patchAccountSettings"];
+        trace?: never;
+    };
     "/api/v1/withdrawals": {
         parameters: {
             query?: never;
@@ -2316,6 +2340,10 @@ export type components = {
                 /** @description BRL (reais, up to 2 decimals: 25.9 is R$ 25,90), not centavos */
                 remainingToday: number;
             };
+        };
+        AccountSettings: {
+            /** @description Whether the payer's pages (the hosted checkout's receipt, GET /public/payments/{paymentLinkId}) name a split order's recipients and their parts; false by default */
+            receiptShowsSplits: boolean;
         };
         Withdrawal: {
             /** Format: uuid */
@@ -20980,6 +21008,629 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "settings": {
+                     *         "receiptShowsSplits": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        settings: components["schemas"]["AccountSettings"];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the read scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded; see Retry-After. `code` is one of:
+             *
+             *     - `rate_limited`: Too many requests; retry after Retry-After
+             */
+            429: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit exceeded: at most 600 requests per minute; retry in 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `rate_limited`: Too many requests; retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Processing error; the message carries the request id. `code` is one of:
+             *
+             *     - `internal_error`: Processing error; the message carries the request id
+             */
+            500: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal error while processing the request (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `internal_error`: Processing error; the message carries the request id
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Temporarily unavailable (the database cannot be reached or is restarting, or the request passed its deadline); see Retry-After. `code` is one of:
+             *
+             *     - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+             */
+            503: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service temporarily unavailable: the database cannot be reached; retry in a few seconds (request id req_4kTq9ZfY2bW1xVnD)",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `service_unavailable`: Temporarily unavailable (database unreachable or restarting, or the request passed its deadline); retry after Retry-After
+                         * @enum {string}
+                         */
+                        code: "service_unavailable";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    patchAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "receiptShowsSplits": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Whether the payer's pages (the hosted checkout's receipt, GET /public/payments/{paymentLinkId}) name a split order's recipients and their parts; false by default */
+                    receiptShowsSplits?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as changed */
+            200: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "settings": {
+                     *         "receiptShowsSplits": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        settings: components["schemas"]["AccountSettings"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request: malformed JSON or nested more than 32 levels, a field at fault (every one is named), or a refusal by the service. `code` is one of:
+             *
+             *     - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+             *     - `malformed_json`: The body is not valid JSON
+             *     - `json_too_deep`: The body's JSON nests more than 32 levels
+             *     - `invalid_utf8`: The body is not valid UTF-8
+             *     - `invalid_request`: The service refused the request as it stands (the message says why)
+             */
+            400: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: receiptShowsSplits: Invalid input: expected boolean, received string",
+                     *       "code": "validation_failed",
+                     *       "fields": [
+                     *         {
+                     *           "field": "value",
+                     *           "code": "too_small",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `validation_failed`: A field of the body or query is missing or invalid; `fields` names each one
+                         *     - `malformed_json`: The body is not valid JSON
+                         *     - `json_too_deep`: The body's JSON nests more than 32 levels
+                         *     - `invalid_utf8`: The body is not valid UTF-8
+                         *     - `invalid_request`: The service refused the request as it stands (the message says why)
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "json_too_deep" | "invalid_utf8" | "invalid_request";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Missing, malformed, unknown or revoked key. `code` is one of:
+             *
+             *     - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+             */
+            401: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Missing API key: send the header Authorization: Bearer <API_KEY> (or Bearer: <API_KEY>)",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unauthorized`: The API key (or operator token) is missing, malformed, unknown or revoked
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The API key does not have the scope this endpoint needs (named in the message). `code` is one of:
+             *
+             *     - `forbidden`: The API key does not have the scope this endpoint needs
+             */
+            403: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This API key does not have the payments scope this endpoint needs: create a key with it on the Developers page",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `forbidden`: The API key does not have the scope this endpoint needs
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS); the connection is closed. `code` is one of:
+             *
+             *     - `request_timeout`: The body did not arrive in full within the request deadline
+             */
+            408: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The request body did not arrive in full within the request deadline (REQUEST_DEADLINE_MS, 10000 ms)",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `request_timeout`: The body did not arrive in full within the request deadline
+                         * @enum {string}
+                         */
+                        code: "request_timeout";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description Request body larger than 64 KiB. `code` is one of:
+             *
+             *     - `payload_too_large`: The body is larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request body is larger than 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `payload_too_large`: The body is larger than 64 KiB
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Each field at fault (validation errors only) */
+                        fields?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /**
+             * @description A Content-Type that is not JSON (send application/json in UTF-8, or none). `code` is one of:
+             *
+             *     - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+             */
+            415: {
+                headers: {
+                    /** @description Request id, also in the logs */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed in the current calendar minute */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in it (as the instance that answered counts them) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until it ends and the allowance is whole again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Content-Type \"text/plain\": send the body as application/json (UTF-8)",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What went wrong, in one sentence */
+                        message: string;
+                        /**
+                         * @description - `unsupported_media_type`: The body's Content-Type is not JSON (send application/json, or no Content-Type)
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Each field at fault (validation errors only) */
                         fields?: components["schemas"]["FieldError"][];
                     };
