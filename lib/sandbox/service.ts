@@ -14,6 +14,7 @@ import {
 } from "@/lib/crypto-pix/service";
 import { advanceChainTx } from "@/lib/hot-wallet/tracker";
 import { decidePayout } from "@/lib/pix-payouts/machine";
+import { payoutById } from "@/lib/pix-payouts/queries";
 import { rpcUrl } from "@/lib/chain/config";
 import { transferById } from "@/lib/chain/transfers";
 import type { IdempotentResource } from "@/lib/idempotency-binding";
@@ -176,10 +177,22 @@ async function transferToCryptoPixPayment(payment: CryptoPixPayment, t: Simulate
     );
   }
   const { refundTxIds } = await followUpTransfer(payment.id, t.failPix ? null : result.payoutId);
+  if (result.payoutId && !t.failPix) await payoutDecided(result.payoutId);
   // A sandbox refund is "mined" after SANDBOX_SETTLE_SECONDS: with 0 the answer already shows it REFUNDED.
   for (const id of refundTxIds) await advanceChainTx(id, { refund: onRefundChainTx });
   const after = (await findCryptoPixPayment(payment.merchantId, payment.id)) ?? result.payment;
   return { payment: after, duplicate: result.duplicate, txHash: transfer.txHash };
+}
+
+/**
+ * The PIX a full payment sends may be taken by a payout worker before this request gets to it: the
+ * helper then waits (up to 10 s) for the worker's outcome, so that its answer shows the payment's fate.
+ */
+async function payoutDecided(payoutId: string): Promise<void> {
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    const payout = await payoutById(db(), payoutId);
+    if (!payout || (payout.status !== "created" && payout.status !== "processing")) return;
+  }
 }
 
 /**
