@@ -74,7 +74,10 @@ function residentByMapping(pid: number): Record<string, number> {
     if (rss) kb.set(name, (kb.get(name) ?? 0) + Number(rss[1]));
   }
   return Object.fromEntries(
-    [...kb].filter(([, v]) => v >= 512).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round(v / 1024)]),
+    [...kb]
+      .filter(([, v]) => v >= 512)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, Math.round(v / 1024)]),
   );
 }
 
