@@ -210,6 +210,15 @@ export class NotFound extends DomainError {
     return "notFound";
   }
 }
+/** What `read` finds, or null when it is not there: a page answers that with its 404, not an error. */
+export async function foundOrNull<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof NotFound) return null;
+    throw err;
+  }
+}
 export class Conflict extends DomainError {
   override readonly status: number = 409;
 }

@@ -12,7 +12,7 @@ import { saveEnv } from "./support/env";
 import { testDatabaseUrl } from "./support/database";
 
 // Start-up refusals that need a database or a node (docs/configuration.md#what-start-up-refuses); the environment-only ones are in
-// lib/chain/config.test.ts and lib/env.test.ts.
+// lib/chain/config.test.ts and lib/env/env.test.ts.
 
 const testUrl = testDatabaseUrl();
 const created: string[] = [];

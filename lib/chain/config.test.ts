@@ -162,7 +162,7 @@ describe("chain configuration from the environment", () => {
   it("derives deposit addresses from the public test xpub in sandbox mode only: live mode without DEPOSIT_XPUB derives none", () => {
     use({ PAYMENTS_MODE: "sandbox" });
     expect(depositXpub()).toBe(SANDBOX_DEPOSIT_XPUB);
-    // Live mode starts without DEPOSIT_XPUB when no chain is configured (lib/env.ts).
+    // Live mode starts without DEPOSIT_XPUB when no chain is configured (lib/env/checks.ts).
     use({
       PAYMENTS_MODE: "live",
       DATABASE_URL: "postgres://db/payments",

@@ -207,7 +207,7 @@ export function maxFeeCapWei(network: Network): bigint {
 
 /**
  * Deposit addresses derive from DEPOSIT_XPUB. Sandbox falls back to the public test xpub; live mode
- * requires it once a network has a node (lib/env.ts) and never falls back: anyone holds those keys.
+ * requires it once a network has a node (lib/env/checks.ts) and never falls back: anyone holds those keys.
  */
 export function depositXpub(): string {
   const e = env();
@@ -219,7 +219,7 @@ export function depositXpub(): string {
 /**
  * The hot wallet's signing key: HOT_WALLET_PRIVATE_KEY, or the file HOT_WALLET_KEY_FILE names. In
  * sandbox mode with neither, the public test key (index 1 of the test mnemonic, funded on anvil);
- * live mode refuses to start without one (lib/env.ts).
+ * live mode refuses to start without one (lib/env/checks.ts).
  */
 export function hotWalletKey(): `0x${string}` {
   const e = env();

@@ -2,6 +2,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { Executor, Tx } from "@/db";
 import { chainTransfers, type ChainTransfer } from "@/db/schema";
 import { Decimal } from "@/lib/money";
+import { strayNote } from "./config";
 
 export type IncomingTransfer = {
   network: string;
@@ -32,6 +33,43 @@ export async function recordTransfer(
     .onConflictDoNothing()
     .returning({ id: chainTransfers.id });
   return row?.id ?? null;
+}
+
+/** Notes on a recorded transfer how much of it counted, and what happens to the rest and why. */
+export async function noteTransferUse(
+  ex: Executor,
+  transferId: string,
+  use: { applied: string; unapplied?: string; note?: string; refundStatus?: "PENDING" },
+): Promise<void> {
+  await ex
+    .update(chainTransfers)
+    .set({
+      appliedAmount: use.applied,
+      ...(use.unapplied !== undefined ? { unappliedAmount: use.unapplied } : {}),
+      ...(use.note ? { note: use.note } : {}),
+      ...(use.refundStatus ? { refundStatus: use.refundStatus } : {}),
+    })
+    .where(eq(chainTransfers.id, transferId));
+}
+
+/**
+ * Records a transfer of another token, or on another network, to an owner's address: none of it counts,
+ * and its note tells the merchant why. False when it had been recorded before.
+ */
+export async function recordStrayTransfer(
+  tx: Tx,
+  transfer: IncomingTransfer,
+  owner: { kind: "onchain_order" | "crypto_pix"; id: string; network: string; asset: string },
+  reason: "wrong_token" | "wrong_network",
+): Promise<boolean> {
+  const transferId = await recordTransfer(tx, { ...transfer, ownerKind: owner.kind, ownerId: owner.id });
+  if (!transferId) return false;
+  await noteTransferUse(tx, transferId, {
+    applied: "0",
+    unapplied: transfer.amount,
+    note: strayNote(transfer, owner, reason),
+  });
+  return true;
 }
 
 export async function transferById(ex: Executor, id: string): Promise<ChainTransfer | undefined> {

@@ -6,7 +6,6 @@ import {
   chainTransfers,
   cryptoPixInvoices,
   cryptoPixPayments,
-  type ChainTransfer,
   type CryptoPixInvoice,
   type CryptoPixPayment,
 } from "@/db/schema";
@@ -121,28 +120,6 @@ export async function firstSender(ex: Executor, paymentId: string): Promise<stri
     .orderBy(asc(chainTransfers.createdAt))
     .limit(1);
   return first?.from ?? null;
-}
-
-/** Notes on a recorded transfer how much of it counted towards the payment, and what happens to the rest. */
-export async function noteTransferUse(
-  ex: Executor,
-  transferId: string,
-  use: { applied: string; unapplied: string; note?: string; refundStatus?: "PENDING" },
-): Promise<void> {
-  await ex
-    .update(chainTransfers)
-    .set({
-      appliedAmount: use.applied,
-      unappliedAmount: use.unapplied,
-      ...(use.note ? { note: use.note } : {}),
-      ...(use.refundStatus ? { refundStatus: use.refundStatus } : {}),
-    })
-    .where(eq(chainTransfers.id, transferId));
-}
-
-export async function transferById(ex: Executor, id: string): Promise<ChainTransfer | undefined> {
-  const [row] = await ex.select().from(chainTransfers).where(eq(chainTransfers.id, id));
-  return row;
 }
 
 export async function setTransferRefund(

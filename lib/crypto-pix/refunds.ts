@@ -8,6 +8,7 @@ import { createChainTx, planSend, sendChainTx } from "@/lib/hot-wallet/transacti
 import { chainPayment } from "./kinds";
 import { log } from "@/lib/log";
 import { isHolding, lockDestination } from "@/lib/withdrawals/destinations";
+import { transferById } from "@/lib/chain/transfers";
 import { cryptoCompare } from "@/lib/money";
 import { emitRefundChange, emitStatusChange } from "./events";
 import {
@@ -17,7 +18,6 @@ import {
   paymentById,
   refundsToSend,
   setTransferRefund,
-  transferById,
   updatePayment,
 } from "./queries";
 

@@ -3,8 +3,7 @@ import { db, type Tx } from "@/db";
 import type { CryptoPixPayment, MerchantProfile } from "@/db/schema";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
-import { strayNote } from "@/lib/chain/config";
-import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";
+import { recordTransfer, type IncomingTransfer, noteTransferUse, recordStrayTransfer } from "@/lib/chain/transfers";
 import type { StrayReason } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
 import { InvalidInput, NotFound } from "@/lib/errors";
@@ -37,7 +36,6 @@ import {
   lockExpiredUnpaid,
   lockPayment,
   merchantPaymentById,
-  noteTransferUse,
   paymentById,
   unsettledPaymentIds,
   updatePayment,
@@ -458,13 +456,8 @@ export async function recordStrayPayment(
   return db().transaction(async (tx) => {
     const p = await lockPayment(tx, paymentId);
     if (!p) throw new NotFound("Crypto-PIX payment not found");
-    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "crypto_pix", ownerId: p.id });
-    if (!transferId) return false;
-    await noteTransferUse(tx, transferId, {
-      applied: "0",
-      unapplied: transfer.amount,
-      note: strayNote(transfer, p, reason),
-    });
+    const owner = { kind: "crypto_pix" as const, id: p.id, network: p.network, asset: p.asset };
+    if (!(await recordStrayTransfer(tx, transfer, owner, reason))) return false;
     await recordEvent(tx, {
       merchantId: p.merchantId,
       type: "crypto_pix.funds_unapplied",

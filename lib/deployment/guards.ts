@@ -6,7 +6,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { providers } from "@/lib/providers";
 
-// Start-up checks that need the database or a node (the environment's own rules are in lib/env.ts
+// Start-up checks that need the database or a node (the environment's own rules are in lib/env/checks.ts
 // and lib/chain/config.ts). Each refusal names what is wrong and how to fix it: docs/configuration.md#what-start-up-refuses.
 
 export class DeploymentRefused extends Error {}

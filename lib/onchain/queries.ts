@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db";
-import { chainTransfers, onchainOrders, type OnchainOrder } from "@/db/schema";
+import { onchainOrders, type OnchainOrder } from "@/db/schema";
 import { paymentsKnownUntil } from "@/lib/chain/payment-clock";
 
 // The SQL of on-chain deposit orders, each query taking the executor (the pool or a transaction) first.
@@ -137,21 +137,6 @@ export async function addUnapplied(ex: Executor, order: OnchainOrder, total: str
     .where(eq(onchainOrders.id, order.id))
     .returning();
   return after;
-}
-
-/** Notes on a recorded transfer how much of it counted and why the rest did not. */
-export async function noteTransferUse(
-  ex: Executor,
-  transferId: string,
-  use: { applied: string; unapplied?: string; note?: string },
-): Promise<void> {
-  await ex
-    .update(chainTransfers)
-    .set({
-      appliedAmount: use.applied,
-      ...(use.unapplied !== undefined ? { unappliedAmount: use.unapplied, note: use.note } : {}),
-    })
-    .where(eq(chainTransfers.id, transferId));
 }
 
 /** Addresses money may still arrive at on `network`: open deposits, and those closed within `lateWindowSeconds`. */

@@ -3,8 +3,7 @@ import type { MerchantProfile, OnchainOrder } from "@/db/schema";
 import { newPaymentLinkId } from "@/lib/ids";
 import { allocateDepositAddress } from "@/lib/chain/addresses";
 import { ALL_NETWORKS, belowMinimum, minimumDeposit, resolveToken } from "@/lib/chain/networks";
-import { strayNote } from "@/lib/chain/config";
-import { recordTransfer, type IncomingTransfer } from "@/lib/chain/transfers";
+import { recordTransfer, type IncomingTransfer, noteTransferUse, recordStrayTransfer } from "@/lib/chain/transfers";
 import type { StrayReason } from "@/lib/chain-watcher/receiver";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -24,7 +23,6 @@ import {
   lockDeposit,
   lockExpiredOpen,
   merchantDepositById,
-  noteTransferUse,
   recordReceived,
 } from "./queries";
 import type { CreateDepositInput } from "./schemas";
@@ -278,13 +276,8 @@ export async function recordStrayDeposit(
   return db().transaction(async (tx) => {
     const order = await lockDeposit(tx, orderId);
     if (!order) throw new NotFound("On-chain order not found");
-    const transferId = await recordTransfer(tx, { ...transfer, ownerKind: "onchain_order", ownerId: order.id });
-    if (!transferId) return false;
-    await noteTransferUse(tx, transferId, {
-      applied: "0",
-      unapplied: transfer.amount,
-      note: strayNote(transfer, order, reason),
-    });
+    const owner = { kind: "onchain_order" as const, id: order.id, network: order.network, asset: order.asset };
+    if (!(await recordStrayTransfer(tx, transfer, owner, reason))) return false;
     await recordEvent(tx, {
       merchantId: order.merchantId,
       type: "onchain.deposit.funds_unapplied",

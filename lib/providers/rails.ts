@@ -29,7 +29,7 @@ const PIX_SETTINGS =
 function offBecause(rail: Rail, e: Env): string | null {
   if (e.PAYMENTS_MODE === "sandbox") return null;
   const rates = e.RATES_URL ? null : "set RATES_URL";
-  // lib/env.ts refuses a node without DEPOSIT_XPUB and a hot-wallet key, so a node is the whole chain rail.
+  // lib/env/checks.ts refuses a node without DEPOSIT_XPUB and a hot-wallet key, so a node is the whole chain rail.
   const chain =
     liveNetworks().length > 0
       ? null

@@ -285,7 +285,7 @@ export const lndLightning: LightningProvider = {
 
   async createHoldInvoice({ paymentHash, satoshis, description, expirySeconds }) {
     // Said explicitly rather than left to the node's default: how long the payer's HTLC outlives its
-    // arrival bounds the time we have to pay the PIX (LND_HOLD_CLTV_EXPIRY in lib/env.ts).
+    // arrival bounds the time we have to pay the PIX (LND_HOLD_CLTV_EXPIRY in lib/env/fields.ts).
     const cltvExpiry = env().LND_HOLD_CLTV_EXPIRY;
     const answer = await call(
       "POST",

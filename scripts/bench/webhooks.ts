@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 
 // Webhook latency, from the commit of a status change to its receipt by the merchant's server.
 //
-//   npx tsx scripts/bench-webhooks.ts [events=200] [concurrency=8] [answerMs=0] [slowMs=0]
+//   npx tsx scripts/bench/webhooks.ts [events=200] [concurrency=8] [answerMs=0] [slowMs=0]
 //
 // Uses DATABASE_URL (a scratch database: it adds a merchant, orders and events) or, when unset, a
 // throwaway embedded PostgreSQL. One dispatcher runs in this process, as in a jobs-enabled server;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv, SANDBOX_PIX_RECEIVER_KEY } from "./env";
+import { parseEnv, SANDBOX_PIX_RECEIVER_KEY } from ".";
 
 // The PIX settings are checked as one configuration at start-up: half of one is a mistake to name,
 // not a rail that fails on its first payment (docs/configuration.md#what-start-up-refuses).
