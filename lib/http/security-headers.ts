@@ -1,9 +1,9 @@
 import { env } from "@/lib/env";
 import { HSTS } from "./csp";
 import { setResponseHeader } from "./json-response";
-import { SECURITY_HEADERS } from "./static-headers";
+import { SECURITY_HEADERS } from "./static-headers.mjs";
 
-// Headers every answer carries, pages and API alike: next.config.ts sets the static ones on what
+// Headers every answer carries, pages and API alike: next.config.mjs sets the static ones on what
 // Next serves (proxy.ts adds the CSP and, in live mode, HSTS), and the API router sets them on every
 // /api/v1 answer, so the production fast path (which bypasses Next's config) and the Next path send
 // the same ones.

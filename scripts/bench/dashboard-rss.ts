@@ -3,6 +3,9 @@
 // cap included). A scratch database, a merchant seeded through the operator API with one record of each
 // kind a detail page shows, a browser signed in through the real form, then each page opened in turn
 // (twice: the second pass shows what stays). RSS is sampled every 100 ms; the peak is over the whole run.
+// At start and at the end it also prints where the RSS is (`/proc/<pid>/smaps`, resident MB by mapping:
+// the node binary, each native addon, other files, anonymous memory, the malloc heap) and the V8 heap
+// by space, committed and used (the server's own /metrics): `where` in the output.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx scripts/bench/dashboard-rss.ts .
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -15,6 +18,7 @@ import { productionNodeFlags } from "../production-flags";
 
 const APP = path.resolve(process.argv[2] ?? ".");
 const ADMIN_TOKEN = "dashboard-rss-admin-token-0123456789abcdef";
+const METRICS_TOKEN = "dashboard-rss-metrics-token-0123456789abcdef";
 const PASSWORD = "correct horse battery";
 const PAGES = [
   "/dashboard",
@@ -46,6 +50,55 @@ const rssMb = (pid: number) => {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 };
 
+/** Resident MB by what is mapped: the node binary, each `.node` addon, other files, anonymous, [heap]. */
+function residentByMapping(pid: number): Record<string, number> {
+  const kb = new Map<string, number>();
+  let name = "";
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const file = head[1];
+      name =
+        file === ""
+          ? "anonymous (V8 heap, malloc arenas, thread stacks)"
+          : file === process.execPath || file.endsWith("/bin/node")
+            ? "node binary"
+            : file.endsWith(".node")
+              ? path.basename(file)
+              : file.startsWith("[")
+                ? file
+                : "other files";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kb.set(name, (kb.get(name) ?? 0) + Number(rss[1]));
+  }
+  return Object.fromEntries(
+    [...kb]
+      .filter(([, v]) => v >= 512)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, Math.round(v / 1024)]),
+  );
+}
+
+/** The V8 heap by space, committed / used MB, and memory outside it, off the server's /metrics. */
+async function heapBySpace(base: string): Promise<Record<string, string>> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const mb = (v: string) => Math.round(Number(v) / 1048576);
+  const out: Record<string, string> = {};
+  for (const m of text.matchAll(/^nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} (\S+)$/gm)) {
+    const [, kind, space, v] = m;
+    const [total, used] = (out[space] ?? "?/?").split("/");
+    out[space] = kind === "total" ? `${mb(v)}/${used}` : `${total}/${mb(v)}`;
+  }
+  const total = /^nodejs_heap_size_total_bytes (\S+)$/m.exec(text)?.[1];
+  const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
+  const external = /^nodejs_external_memory_bytes (\S+)$/m.exec(text)?.[1];
+  if (total && used) out["all (committed/used)"] = `${mb(total)}/${mb(used)}`;
+  if (external) out.external = `${mb(external)}`;
+  return out;
+}
+
 async function main() {
   const admin = process.env.DATABASE_URL;
   if (!admin) throw new Error("DATABASE_URL: a server where a scratch database may be created");
@@ -72,6 +125,7 @@ async function main() {
         SEED_DEMO_MERCHANT: "false",
         ADMIN_TOKEN,
         LOG_LEVEL: "warn",
+        METRICS_TOKEN,
       },
       stdio: ["ignore", "ignore", "inherit"],
     });
@@ -94,6 +148,7 @@ async function main() {
       await sleep(300);
     }
     const started = rssMb(pid);
+    const whereAtStart = { rss: residentByMapping(pid), heapMb: await heapBySpace(base) };
     const email = `rss-${process.pid}@example.com`;
     const res = await fetch(`${base}/api/v1/admin/merchants`, {
       method: "POST",
@@ -139,6 +194,7 @@ async function main() {
     await sleep(5000);
     const settled = rssMb(pid);
     clearInterval(sampler);
+    const whereAtEnd = { rss: residentByMapping(pid), heapMb: await heapBySpace(base) };
     console.log(
       JSON.stringify({
         app: APP,
@@ -147,6 +203,7 @@ async function main() {
         load1: os.loadavg()[0],
       }),
     );
+    console.log(JSON.stringify({ where: { started: whereAtStart, end: whereAtEnd } }, null, 1));
   } finally {
     await browser?.close();
     if (child && child.exitCode === null) {

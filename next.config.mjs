@@ -1,11 +1,14 @@
-import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./lib/http/static-headers.mjs";
 
-import { SECURITY_HEADERS } from "./lib/http/static-headers";
+// Plain JavaScript, not next.config.ts: Next reads its config file on every start, production included,
+// and a .ts one is transpiled by its native SWC compiler, which then stays mapped (~25 MB of RSS) in a
+// server that never compiles anything (docs/performance.md "Memory"). This file imports only .mjs.
 
 // The API router sets the same headers on every /api/v1 answer, so both serving paths send them.
 const securityHeaders = Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value }));
 
-const nextConfig: NextConfig = {
+/** @type {import("next").NextConfig} */
+const nextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // Metadata is resolved before the first byte for every user agent, so <title> is always in <head>.
