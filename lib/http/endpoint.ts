@@ -334,7 +334,7 @@ async function run(
   const left = arrived === undefined ? ms : Math.max(0, ms - (performance.now() - arrived));
   // Whichever comes first answers: the request's own response, or the deadline's. One promise, not a
   // race of two and a finally (three more promises, and their reactions, on every request).
-  return new Promise<Response>((resolve) => {
+  return new Promise<Response>((resolve, reject) => {
     const timer = setTimeout(() => {
       if (readingBody || knownRequestBody(req) === INCOMPLETE_BODY) {
         const timedOut = bodyTimedOut();
@@ -356,10 +356,17 @@ async function run(
         ),
       );
     }, left);
-    void process().then((res) => {
-      clearTimeout(timer);
-      resolve(res);
-    });
+    // process() is written never to reject; should it, the caller sees it, as Promise.race let it.
+    process().then(
+      (res) => {
+        clearTimeout(timer);
+        resolve(res);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
 }
 
