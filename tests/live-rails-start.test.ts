@@ -220,240 +220,222 @@ const CRYPTO_PIX = {
   network: "bsc",
 };
 
-describe("live mode starts with the rails that are configured", () => {
-  it(
-    "PIX only (API Pix and Efí payouts): no DEPOSIT_XPUB, no rates; PIX orders are made at the PSP, the other rails answer their 400",
-    async () => {
-      const live = await startLive({
-        PIX_API_URL: psp.apiUrl,
-        PIX_CLIENT_ID: psp.clientId,
-        PIX_CLIENT_SECRET: psp.clientSecret,
-        PIX_CERT_FILE: psp.files.clientCert,
-        PIX_KEY_FILE: psp.files.clientKey,
-        PIX_CA_FILE: psp.files.ca,
-        PIX_RECEIVER_KEY: RECEIVER_KEY,
-        PIX_PAYOUT_PROVIDER: "efi",
-        PIX_PAYOUT_KEY: PAYOUT_KEY,
+describe("live mode starts with the rails that are configured", { timeout: STARTUP_MS + 60_000 }, () => {
+  it("PIX only (API Pix and Efí payouts): no DEPOSIT_XPUB, no rates; PIX orders are made at the PSP, the other rails answer their 400", async () => {
+    const live = await startLive({
+      PIX_API_URL: psp.apiUrl,
+      PIX_CLIENT_ID: psp.clientId,
+      PIX_CLIENT_SECRET: psp.clientSecret,
+      PIX_CERT_FILE: psp.files.clientCert,
+      PIX_KEY_FILE: psp.files.clientKey,
+      PIX_CA_FILE: psp.files.ca,
+      PIX_RECEIVER_KEY: RECEIVER_KEY,
+      PIX_PAYOUT_PROVIDER: "efi",
+      PIX_PAYOUT_KEY: PAYOUT_KEY,
+    });
+    try {
+      expect(printedRails(live.output)).toEqual({
+        pix: "on",
+        pix_out: "on",
+        exchange: OFF.exchange,
+        lightning: OFF.lightning,
+        onchain: OFF.onchainNoRates,
+        onchain_withdrawal: `${OFF.withdrawal}; set RATES_URL`,
+        crypto_pix: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set RATES_URL`,
+        crypto_pix_lightning:
+          "Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices); set RATES_URL",
       });
-      try {
-        expect(printedRails(live.output)).toEqual({
-          pix: "on",
-          pix_out: "on",
-          exchange: OFF.exchange,
-          lightning: OFF.lightning,
-          onchain: OFF.onchainNoRates,
-          onchain_withdrawal: `${OFF.withdrawal}; set RATES_URL`,
-          crypto_pix: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set RATES_URL`,
-          crypto_pix_lightning:
-            "Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd with LND_REST_URL, LND_MACAROON_FILE and LND_TLS_CERT_FILE (hold invoices); set RATES_URL",
-        });
-        expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
+      expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
 
-        const pix = await call(live.base, "POST", "/api/v1/order/create/pix", {
-          token: live.apiKey,
-          body: { value: 25.9 },
-        });
-        expect(pix.status, JSON.stringify(pix.body)).toBe(200);
-        const { qrCode } = pix.body as { qrCode: string };
-        const charge = [...psp.charges.values()].find((c) => c.pixCopiaECola === qrCode);
-        expect(charge).toMatchObject({ chave: RECEIVER_KEY, valor: { original: "25.90" } });
-
-        expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual(
-          {
-            status: 400,
-            body: { message: OFF.onchainNoRates },
-          },
-        );
-        expect(
-          await call(live.base, "POST", "/api/v1/crypto-pix/onchain/pay", { token: live.apiKey, body: CRYPTO_PIX }),
-        ).toEqual({
-          status: 400,
-          body: { message: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set RATES_URL` },
-        });
-        expect(
-          await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } }),
-        ).toEqual({
-          status: 400,
-          body: { success: false, error: OFF.lightning },
-        });
-        expect(
-          await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
-        ).toEqual({
-          status: 400,
-          body: { success: false, error: OFF.exchange },
-        });
-        const withdraw = `${OFF.withdrawal}; set RATES_URL`;
-        expect(
-          await call(live.base, "POST", "/api/v1/onchain/withdraw/initiate", { token: live.apiKey, body: WITHDRAW }),
-        ).toEqual({
-          status: 400,
-          body: { message: withdraw, error: withdraw },
-        });
-
-        // Nothing works a rail this server does not have: no chain watcher, hot-wallet transactions,
-        // Lightning or exchange polls, hold invoices. Reconciliation and the solvency report run in
-        // every live deployment, over the rails it has; MED infractions come with Efí's payouts,
-        // Pix Automático notices with API Pix, recipients' automatic payouts with PIX payouts.
-        expect(await queues(live)).toEqual([
-          "med-infractions",
-          "order-refund",
-          "pix-confirm",
-          "pix-payout",
-          "pix-reconcile",
-          "recipient-auto-payouts",
-          "reconcile-daily",
-          "solvency-report",
-          "subscription-notice",
-          "sweep",
-        ]);
-        expect(psp.violations).toEqual([]);
-      } finally {
-        expect((await live.stop()).code).toBe(0);
-      }
-    },
-    STARTUP_MS + 60_000,
-  );
-
-  it(
-    "Binance Pay and LND only (rates for Lightning's quote): exchange and Lightning orders are made at their servers, PIX and chains answer their 400",
-    async () => {
-      const live = await startLive({
-        BINANCE_PAY_URL: binance.url,
-        BINANCE_PAY_API_KEY: binance.apiKey,
-        BINANCE_PAY_SECRET_KEY: binance.secretKey,
-        LIGHTNING_BACKEND: "lnd",
-        LND_REST_URL: lnd.url,
-        LND_MACAROON_FILE: lnd.macaroonFile,
-        LND_TLS_CERT_FILE: lnd.certFile,
-        RATES_URL: `${providersServer.url}/api/v3`,
+      const pix = await call(live.base, "POST", "/api/v1/order/create/pix", {
+        token: live.apiKey,
+        body: { value: 25.9 },
       });
-      try {
-        expect(printedRails(live.output)).toEqual({
-          pix: OFF.pix,
-          exchange: "on",
-          lightning: "on",
-          onchain: OFF.onchain,
-          onchain_withdrawal: OFF.withdrawal,
-          crypto_pix: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY`,
-          crypto_pix_lightning:
-            "Crypto-PIX over Lightning is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
-          pix_out: OFF.pixOut,
-        });
-        expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
+      expect(pix.status, JSON.stringify(pix.body)).toBe(200);
+      const { qrCode } = pix.body as { qrCode: string };
+      const charge = [...psp.charges.values()].find((c) => c.pixCopiaECola === qrCode);
+      expect(charge).toMatchObject({ chave: RECEIVER_KEY, valor: { original: "25.90" } });
 
-        const exchange = await call(live.base, "POST", "/api/v1/order/create", {
-          token: live.apiKey,
-          body: { value: 150 },
-        });
-        expect(exchange.status, JSON.stringify(exchange.body)).toBe(201);
-        expect([...binance.orders.values()].map((o) => o.fiatAmount)).toContain("150.00");
-
-        const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
-          token: live.apiKey,
-          body: { value: 35 },
-        });
-        expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
-        const invoice = JSON.stringify(lightning.body);
-        expect([...lnd.invoices.values()].some((i) => invoice.includes(i.paymentRequest))).toBe(true);
-
-        expect(
-          await call(live.base, "POST", "/api/v1/order/create/pix", { token: live.apiKey, body: { value: 25.9 } }),
-        ).toEqual({
-          status: 400,
-          body: { message: OFF.pix },
-        });
-        expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual(
-          {
-            status: 400,
-            body: { message: OFF.onchain },
-          },
-        );
-        expect(
-          await call(live.base, "POST", "/api/v1/order/pix-out", {
-            token: live.apiKey,
-            body: { value: 5000, pixKey: "maria@example.com" },
-          }),
-        ).toEqual({
-          status: 400,
-          body: { message: OFF.pixOut, error: { details: OFF.pixOut } },
-        });
-
-        expect(await queues(live)).toEqual([
-          "crypto-pix-invoice",
-          "exchange-reconcile",
-          "lightning-reconcile",
-          "order-refund",
-          "pix-payout",
-          "reconcile-daily",
-          "solvency-report",
-          "sweep",
-        ]);
-        expect(binance.violations).toEqual([]);
-        expect(lnd.violations).toEqual([]);
-      } finally {
-        expect((await live.stop()).code).toBe(0);
-      }
-    },
-    STARTUP_MS + 60_000,
-  );
-
-  it(
-    "OpenNode only (with its rates): Lightning orders are charges at OpenNode; hold invoices and the other rails are off",
-    async () => {
-      const live = await startLive({
-        LIGHTNING_API_URL: providersServer.url,
-        LIGHTNING_API_KEY: OPENNODE_KEY,
-        RATES_URL: `${providersServer.url}/api/v3`,
+      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({
+        status: 400,
+        body: { message: OFF.onchainNoRates },
       });
-      try {
-        const rails = printedRails(live.output);
-        expect(rails).toMatchObject({
-          lightning: "on",
-          pix: OFF.pix,
-          exchange: OFF.exchange,
-          onchain: OFF.onchain,
-          pix_out: OFF.pixOut,
-        });
-        expect(rails.crypto_pix_lightning).toMatch(
-          /^Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd .*\(hold invoices\); set PIX_PAYOUT_PROVIDER/,
-        );
-        expect(Object.entries(rails).filter(([, s]) => s === "on")).toEqual([["lightning", "on"]]);
-        expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
+      expect(
+        await call(live.base, "POST", "/api/v1/crypto-pix/onchain/pay", { token: live.apiKey, body: CRYPTO_PIX }),
+      ).toEqual({
+        status: 400,
+        body: { message: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set RATES_URL` },
+      });
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create/lightning", { token: live.apiKey, body: { value: 35 } }),
+      ).toEqual({
+        status: 400,
+        body: { success: false, error: OFF.lightning },
+      });
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
+      ).toEqual({
+        status: 400,
+        body: { success: false, error: OFF.exchange },
+      });
+      const withdraw = `${OFF.withdrawal}; set RATES_URL`;
+      expect(
+        await call(live.base, "POST", "/api/v1/onchain/withdraw/initiate", { token: live.apiKey, body: WITHDRAW }),
+      ).toEqual({
+        status: 400,
+        body: { message: withdraw, error: withdraw },
+      });
 
-        const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
+      // Nothing works a rail this server does not have: no chain watcher, hot-wallet transactions,
+      // Lightning or exchange polls, hold invoices. Reconciliation and the solvency report run in
+      // every live deployment, over the rails it has; MED infractions come with Efí's payouts,
+      // Pix Automático notices with API Pix, recipients' automatic payouts with PIX payouts.
+      expect(await queues(live)).toEqual([
+        "med-infractions",
+        "order-refund",
+        "pix-confirm",
+        "pix-payout",
+        "pix-reconcile",
+        "recipient-auto-payouts",
+        "reconcile-daily",
+        "solvency-report",
+        "subscription-notice",
+        "sweep",
+      ]);
+      expect(psp.violations).toEqual([]);
+    } finally {
+      expect((await live.stop()).code).toBe(0);
+    }
+  });
+
+  it("Binance Pay and LND only (rates for Lightning's quote): exchange and Lightning orders are made at their servers, PIX and chains answer their 400", async () => {
+    const live = await startLive({
+      BINANCE_PAY_URL: binance.url,
+      BINANCE_PAY_API_KEY: binance.apiKey,
+      BINANCE_PAY_SECRET_KEY: binance.secretKey,
+      LIGHTNING_BACKEND: "lnd",
+      LND_REST_URL: lnd.url,
+      LND_MACAROON_FILE: lnd.macaroonFile,
+      LND_TLS_CERT_FILE: lnd.certFile,
+      RATES_URL: `${providersServer.url}/api/v3`,
+    });
+    try {
+      expect(printedRails(live.output)).toEqual({
+        pix: OFF.pix,
+        exchange: "on",
+        lightning: "on",
+        onchain: OFF.onchain,
+        onchain_withdrawal: OFF.withdrawal,
+        crypto_pix: `Crypto-PIX is not enabled on this server: ${CHAIN_OFF}; set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY`,
+        crypto_pix_lightning:
+          "Crypto-PIX over Lightning is not enabled on this server: set PIX_PAYOUT_PROVIDER and PIX_PAYOUT_KEY",
+        pix_out: OFF.pixOut,
+      });
+      expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
+
+      const exchange = await call(live.base, "POST", "/api/v1/order/create", {
+        token: live.apiKey,
+        body: { value: 150 },
+      });
+      expect(exchange.status, JSON.stringify(exchange.body)).toBe(201);
+      expect([...binance.orders.values()].map((o) => o.fiatAmount)).toContain("150.00");
+
+      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
+        token: live.apiKey,
+        body: { value: 35 },
+      });
+      expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
+      const invoice = JSON.stringify(lightning.body);
+      expect([...lnd.invoices.values()].some((i) => invoice.includes(i.paymentRequest))).toBe(true);
+
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create/pix", { token: live.apiKey, body: { value: 25.9 } }),
+      ).toEqual({
+        status: 400,
+        body: { message: OFF.pix },
+      });
+      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({
+        status: 400,
+        body: { message: OFF.onchain },
+      });
+      expect(
+        await call(live.base, "POST", "/api/v1/order/pix-out", {
           token: live.apiKey,
-          body: { value: 35 },
-        });
-        expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
-        expect(providersServer.charges.size).toBe(1);
+          body: { value: 5000, pixKey: "maria@example.com" },
+        }),
+      ).toEqual({
+        status: 400,
+        body: { message: OFF.pixOut, error: { details: OFF.pixOut } },
+      });
 
-        expect(
-          await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
-        ).toEqual({
-          status: 400,
-          body: { success: false, error: OFF.exchange },
-        });
-        expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual(
-          {
-            status: 400,
-            body: { message: OFF.onchain },
-          },
-        );
+      expect(await queues(live)).toEqual([
+        "crypto-pix-invoice",
+        "exchange-reconcile",
+        "lightning-reconcile",
+        "order-refund",
+        "pix-payout",
+        "reconcile-daily",
+        "solvency-report",
+        "sweep",
+      ]);
+      expect(binance.violations).toEqual([]);
+      expect(lnd.violations).toEqual([]);
+    } finally {
+      expect((await live.stop()).code).toBe(0);
+    }
+  });
 
-        expect(await queues(live)).toEqual([
-          "lightning-reconcile",
-          "order-refund",
-          "pix-payout",
-          "reconcile-daily",
-          "solvency-report",
-          "sweep",
-        ]);
-      } finally {
-        expect((await live.stop()).code).toBe(0);
-      }
-    },
-    STARTUP_MS + 60_000,
-  );
+  it("OpenNode only (with its rates): Lightning orders are charges at OpenNode; hold invoices and the other rails are off", async () => {
+    const live = await startLive({
+      LIGHTNING_API_URL: providersServer.url,
+      LIGHTNING_API_KEY: OPENNODE_KEY,
+      RATES_URL: `${providersServer.url}/api/v3`,
+    });
+    try {
+      const rails = printedRails(live.output);
+      expect(rails).toMatchObject({
+        lightning: "on",
+        pix: OFF.pix,
+        exchange: OFF.exchange,
+        onchain: OFF.onchain,
+        pix_out: OFF.pixOut,
+      });
+      expect(rails.crypto_pix_lightning).toMatch(
+        /^Crypto-PIX over Lightning is not enabled on this server: set LIGHTNING_BACKEND=lnd .*\(hold invoices\); set PIX_PAYOUT_PROVIDER/,
+      );
+      expect(Object.entries(rails).filter(([, s]) => s === "on")).toEqual([["lightning", "on"]]);
+      expect((await call(live.base, "GET", "/readyz")).status).toBe(200);
+
+      const lightning = await call(live.base, "POST", "/api/v1/order/create/lightning", {
+        token: live.apiKey,
+        body: { value: 35 },
+      });
+      expect(lightning.status, JSON.stringify(lightning.body)).toBe(201);
+      expect(providersServer.charges.size).toBe(1);
+
+      expect(
+        await call(live.base, "POST", "/api/v1/order/create", { token: live.apiKey, body: { value: 150 } }),
+      ).toEqual({
+        status: 400,
+        body: { success: false, error: OFF.exchange },
+      });
+      expect(await call(live.base, "POST", "/api/v1/onchain/deposit", { token: live.apiKey, body: DEPOSIT })).toEqual({
+        status: 400,
+        body: { message: OFF.onchain },
+      });
+
+      expect(await queues(live)).toEqual([
+        "lightning-reconcile",
+        "order-refund",
+        "pix-payout",
+        "reconcile-daily",
+        "solvency-report",
+        "sweep",
+      ]);
+    } finally {
+      expect((await live.stop()).code).toBe(0);
+    }
+  });
 });
 
 describe("live mode still refuses unsafe setups", () => {
