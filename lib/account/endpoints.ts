@@ -2,7 +2,6 @@ import { merchantKey } from "@/lib/identity/api-keys/callers";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { messageBody } from "@/lib/http/error-body";
 import { centavosToBrl } from "@/lib/money";
-import { db } from "@/db";
 import { heldFunds } from "@/lib/med/holds";
 import { balanceAndLimits } from "@/lib/withdrawals/limits";
 import { clientAddress } from "@/lib/http/client-address";
@@ -28,7 +27,7 @@ export const getAccountEndpoint = defineEndpoint({
   async handle({ merchant }) {
     const [{ balanceCentavos, limits }, held] = await Promise.all([
       balanceAndLimits(merchant),
-      heldFunds(db(), merchant.id),
+      heldFunds(merchant.id),
     ]);
     return {
       merchant: {

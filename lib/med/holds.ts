@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { orderSplitViews } from "@/lib/splits/service";
-import type { Executor, Tx } from "@/db";
+import type { Tx } from "@/db";
+import { prepared } from "@/db/prepared";
 import { medInfractions, pixReturns, type MedInfraction } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
 import { postLedgerEntry } from "@/lib/ledger/ledger";
@@ -107,16 +108,23 @@ function holdView(r: MedInfraction, status: HoldStatus) {
 export type HeldFunds = { infractionId: string; orderId: string; valueCentavos: number; deadline: Date };
 
 /** What is held out of a merchant's balance now, soonest deadline first (GET /account, the dashboard). */
-export async function heldFunds(ex: Executor, merchantId: string): Promise<HeldFunds[]> {
-  const rows = await ex
-    .select({
-      infractionId: medInfractions.id,
-      orderId: medInfractions.orderId,
-      valueCentavos: medInfractions.heldCentavos,
-      deadline: medInfractions.deadline,
-    })
-    .from(medInfractions)
-    .where(and(eq(medInfractions.merchantId, merchantId), eq(medInfractions.holdState, "held")))
-    .orderBy(asc(medInfractions.deadline));
+export async function heldFunds(merchantId: string): Promise<HeldFunds[]> {
+  const rows = await heldFundsQuery().execute({ merchantId });
   return rows.map((r) => ({ ...r, orderId: r.orderId!, valueCentavos: r.valueCentavos ?? 0 }));
 }
+
+// Every GET /account reads it: prepared once per pool, so PostgreSQL plans it once and Drizzle builds it once.
+const heldFundsQuery = () =>
+  prepared("held_funds", (d) =>
+    d
+      .select({
+        infractionId: medInfractions.id,
+        orderId: medInfractions.orderId,
+        valueCentavos: medInfractions.heldCentavos,
+        deadline: medInfractions.deadline,
+      })
+      .from(medInfractions)
+      .where(and(eq(medInfractions.merchantId, sql.placeholder("merchantId")), eq(medInfractions.holdState, "held")))
+      .orderBy(asc(medInfractions.deadline))
+      .prepare("held_funds"),
+  );

@@ -252,6 +252,8 @@ async function main() {
           calls: authorizations.map((a) => ({ path: "/api/v1/order/create/pix", authorization: a })),
         },
         lookup: { method: "GET", calls: lookups },
+        // The balance (GET /account): no bare counterpart, measured for the app's bundles only.
+        account: { method: "GET", calls: authorizations.map((a) => ({ path: "/api/v1/account", authorization: a })) },
       };
 
     // The floor, with as many distinct header values as the app gets.
@@ -304,7 +306,8 @@ async function main() {
     const measured: Measured[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const order = round % 2 === 1 ? servers : [...servers].reverse();
-      for (const endpoint of ENDPOINTS) for (const s of order) measured.push(await measure(s, endpoint, round));
+      for (const endpoint of ENDPOINTS)
+        for (const s of order) if (s.loads[endpoint]) measured.push(await measure(s, endpoint, round));
     }
     console.log("\nCPU µs per request (median over rounds; every round)");
     for (const endpoint of ENDPOINTS) {
@@ -313,9 +316,10 @@ async function main() {
       );
       for (const s of servers) {
         const runs = measured.filter((m) => m.server === s.name && m.endpoint === endpoint);
+        if (runs.length === 0) continue;
         const med = median(runs.map((m) => m.cpuUs));
         console.log(
-          `  ${endpoint.padEnd(7)} ${s.name.padEnd(12)} ${String(med).padStart(5)}  (${runs.map((r) => r.cpuUs).join(", ")})  ÷ bare ${(med / bareMedian).toFixed(2)}`,
+          `  ${endpoint.padEnd(7)} ${s.name.padEnd(12)} ${String(med).padStart(5)}  (${runs.map((r) => r.cpuUs).join(", ")})  ÷ bare ${Number.isFinite(bareMedian) ? (med / bareMedian).toFixed(2) : "—"}`,
         );
       }
     }
@@ -324,6 +328,7 @@ async function main() {
       console.log("\nSyscalls per request (strace -f -c)");
       for (const endpoint of ENDPOINTS)
         for (const s of servers) {
+          if (!s.loads[endpoint]) continue;
           const counts = await syscalls(s, endpoint);
           const total = Object.values(counts).reduce((a, b) => a + b, 0);
           const top = Object.entries(counts)

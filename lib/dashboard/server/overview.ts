@@ -41,7 +41,7 @@ export async function getOverview(merchantId: string): Promise<Overview> {
       where merchant_id = ${merchantId} and created_at >= (${days[0]}::date::timestamp at time zone 'America/Sao_Paulo')
       group by 1`),
     listDashboardOrders(merchantId, { page: 1, limit: 5 }),
-    heldFunds(db(), merchantId),
+    heldFunds(merchantId),
     subscriptionFigures(merchantId),
   ]);
   const totals = new Map(rows.map((r) => [r.day, { centavos: Number(r.total), count: Number(r.n) }]));
