@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { db } from "@/db";
 import { onchainOrders } from "@/db/schema";
@@ -11,6 +11,9 @@ import { api, seedMerchant } from "./helpers";
 // Detection latency of the real watcher job (pg-boss, ticking every CHAIN_POLL_SECONDS = 1 s):
 // from the moment a transfer has its confirmations on the node to the order being COMPLETED in the
 // database, over 50 transfers. A random pause before each transfer samples every phase of the tick.
+// What is held is what does not depend on the machine's load: each transfer is applied by the first
+// watcher pass that started after its last confirmation and finished (pg-boss's own record of its
+// jobs), never by a later one. The latency in ms, which a busy machine stretches, is printed.
 
 const SAMPLES = 50;
 const POLL_SECONDS = 1;
@@ -52,30 +55,63 @@ async function completedAt(id: string, deadline: number): Promise<Date> {
   }
 }
 
+/** The first pass of the watcher that started at or after `at` and completed, if one has yet. */
+async function firstPassSince(at: number): Promise<Date | undefined> {
+  const rows = await db().execute<{ completed_on: string }>(sql`
+    select completed_on::text from pgboss.job
+    where name = 'chain-watch-polygon' and state = 'completed' and started_on >= to_timestamp(${at} / 1000.0)
+    order by started_on limit 1`);
+  return rows[0] ? new Date(rows[0].completed_on) : undefined;
+}
+
 describe("deposit detection latency with the watcher job polling", () => {
-  it(`median over ${SAMPLES} transfers stays within one poll interval`, { timeout: 240_000 }, async () => {
-    const { apiKey } = await seedMerchant();
-    const latencies: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      const res = await api("POST", "/api/v1/onchain/deposit", {
-        apiKey,
-        body: { value: 54, network: "polygon", asset: "USDT" },
-      });
-      expect(res.status).toBe(201);
-      await new Promise((r) => setTimeout(r, Math.random() * POLL_SECONDS * 1000));
-      await anvil.transfer(usdt, payer, res.body.order.address, 10_000_000n);
-      await anvil.mine(CONFIRMATIONS - 1);
-      const confirmedAt = Date.now(); // the block that gives the transfer its last confirmation is mined
-      const done = await completedAt(res.body.order.id, confirmedAt + 15_000);
-      latencies.push(Math.max(0, done.getTime() - confirmedAt));
-    }
-    latencies.sort((a, b) => a - b);
-    const median = (latencies[SAMPLES / 2 - 1] + latencies[SAMPLES / 2]) / 2;
-    const p90 = latencies[Math.ceil(SAMPLES * 0.9) - 1];
-    console.log(
-      `chain watcher detection latency over ${SAMPLES} transfers (CHAIN_POLL_SECONDS=${POLL_SECONDS}, ${CONFIRMATIONS} confirmations): ` +
-        `median ${median} ms, p90 ${p90} ms, min ${latencies[0]} ms, max ${latencies[SAMPLES - 1]} ms`,
-    );
-    expect(median).toBeLessThan(POLL_SECONDS * 1000 + 500);
-  });
+  it(
+    `each of ${SAMPLES} transfers is applied by the first pass after its confirmations`,
+    { timeout: 240_000 },
+    async () => {
+      const { apiKey } = await seedMerchant();
+      const latencies: number[] = [];
+      const applied: { id: string; confirmedAt: number; done: Date }[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const res = await api("POST", "/api/v1/onchain/deposit", {
+          apiKey,
+          body: { value: 54, network: "polygon", asset: "USDT" },
+        });
+        expect(res.status).toBe(201);
+        await new Promise((r) => setTimeout(r, Math.random() * POLL_SECONDS * 1000));
+        await anvil.transfer(usdt, payer, res.body.order.address, 10_000_000n);
+        await anvil.mine(CONFIRMATIONS - 1);
+        const confirmedAt = Date.now(); // the block that gives the transfer its last confirmation is mined
+        const done = await completedAt(res.body.order.id, confirmedAt + 15_000);
+        latencies.push(Math.max(0, done.getTime() - confirmedAt));
+        applied.push({ id: res.body.order.id, confirmedAt, done });
+      }
+      // Applied by a pass already running at the confirmation, or by the first to start after it and
+      // complete: one that began after it and completed without applying it missed it.
+      const lastConfirmed = applied[applied.length - 1].confirmedAt;
+      for (const until = Date.now() + 30_000; !(await firstPassSince(lastConfirmed)) && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 100));
+      const late: string[] = [];
+      let checked = 0;
+      for (const a of applied) {
+        const first = await firstPassSince(a.confirmedAt);
+        if (!first) continue;
+        checked++;
+        if (a.done.getTime() > first.getTime())
+          late.push(
+            `${a.id}: applied ${a.done.toISOString()}, the first pass after its confirmation ended ${first.toISOString()}`,
+          );
+      }
+      latencies.sort((a, b) => a - b);
+      const median = (latencies[SAMPLES / 2 - 1] + latencies[SAMPLES / 2]) / 2;
+      const p90 = latencies[Math.ceil(SAMPLES * 0.9) - 1];
+      console.log(
+        `chain watcher detection latency over ${SAMPLES} transfers (CHAIN_POLL_SECONDS=${POLL_SECONDS}, ${CONFIRMATIONS} confirmations): ` +
+          `median ${median} ms, p90 ${p90} ms, min ${latencies[0]} ms, max ${latencies[SAMPLES - 1]} ms`,
+      );
+      expect(late).toEqual([]);
+      // Every transfer had a completed pass after its confirmation to be held to.
+      expect(checked).toBe(SAMPLES);
+    },
+  );
 });

@@ -25,10 +25,7 @@ export const getAccountEndpoint = defineEndpoint({
     tag: "Account",
   },
   async handle({ merchant }) {
-    const [{ balanceCentavos, limits }, held] = await Promise.all([
-      balanceAndLimits(merchant),
-      heldFunds(merchant.id),
-    ]);
+    const [{ balanceCentavos, limits }, held] = await Promise.all([balanceAndLimits(merchant), heldFunds(merchant.id)]);
     return {
       merchant: {
         companyName: merchant.companyName,
