@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import { createWalletClient, encodeAbiParameters, http, keccak256, pad, parseGwei, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { db } from "@/db";
 import {
@@ -307,6 +307,49 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
       "confirmed",
     );
     expect((await nonceReport("polygon")).gaps).toEqual([]);
+  });
+
+  it("after the hot wallet's key changes, a transaction of the old wallet is never re-signed by the new one", async () => {
+    const { apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
+    const oldTo = randomAddress();
+    const newKey = generatePrivateKey();
+    const newWallet = privateKeyToAccount(newKey).address;
+    await anvil.test.setBalance({ address: newWallet, value: 10n ** 21n });
+    await anvil.mint(usdt, newWallet, 10n ** 15n);
+    await anvil.test.setAutomine(false);
+    const stuck = await withdraw(apiKey, { toAddress: oldTo, value: 54 });
+    const chainTx = await chainTxOf(stuck.id);
+    const [original] = await attemptsOf(chainTx.id);
+    // It cannot be mined, and a replacement is due: the old wallet's would have been signed now.
+    await anvil.test.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(original.maxFeePerGas) * 10n });
+    await anvil.mine(4);
+    process.env.HOT_WALLET_PRIVATE_KEY = newKey;
+    resetEnvForTests();
+    try {
+      expect(await processWithdrawal(stuck.id)).toBe(false);
+      expect(await attemptsOf(chainTx.id)).toHaveLength(1);
+      expect((await chainTxOf(stuck.id)).attention).toMatch(/not the configured hot wallet/);
+      await expect(cancelChainTx(chainTx.id)).resolves.toEqual({
+        refused: expect.stringMatching(/no replacement or cancellation can be signed/),
+      });
+      // Nothing left the new wallet, and nothing reached the old withdrawal's address.
+      expect(await anvil.client.getTransactionCount({ address: newWallet, blockTag: "pending" })).toBe(0);
+      expect(await anvil.balanceOf(usdt, oldTo)).toBe(0n);
+      // Fees fall again: the old wallet's own signed version mines and completes its withdrawal, and the
+      // new wallet's first withdrawal takes the new wallet's first nonce.
+      await anvil.test.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(original.maxFeePerGas) / 4n });
+      await anvil.test.setAutomine(true);
+      await anvil.mine(1);
+      const done = await settle(stuck.id);
+      expect(done).toMatchObject({ status: "COMPLETED", txHash: original.hash });
+      expect(await anvil.balanceOf(usdt, oldTo)).toBe(10_000_000n);
+      const fresh = await withdraw(apiKey, { toAddress: randomAddress(), value: 54 });
+      expect((await chainTxOf(fresh.id)).nonce).toBe(0);
+      expect((await settle(fresh.id)).status).toBe("COMPLETED");
+    } finally {
+      process.env.HOT_WALLET_PRIVATE_KEY = hotKey;
+      resetEnvForTests();
+    }
   });
 });
 

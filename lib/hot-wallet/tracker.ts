@@ -107,7 +107,9 @@ async function check(chainTx: ChainTx, attempts: ChainTxAttempt[]): Promise<Outc
   let attention: string | null = null;
   const due =
     latest.broadcastBlock !== null && head - BigInt(latest.broadcastBlock) >= BigInt(env().CHAIN_REPLACE_AFTER_BLOCKS);
-  if (due && !(await heldBefore(db(), chainTx.nonceScope, chainTx.nonce))) {
+  const signer = unsignableReason(chainTx);
+  if (due && signer) attention = signer;
+  else if (due && !(await heldBefore(db(), chainTx.nonceScope, chainTx.nonce))) {
     const replaced = await replace(chainTx, latest, latest.kind);
     if (replaced.replaced || !dropped) return replaced.outcome;
     attention = replaced.outcome.kind === "waiting" ? replaced.outcome.attention : null;
@@ -144,6 +146,8 @@ async function replace(
     maxFeePerGas: BigInt(latest.maxFeePerGas),
     maxPriorityFeePerGas: BigInt(latest.maxPriorityFeePerGas),
   };
+  const unsignable = unsignableReason(chainTx);
+  if (unsignable) return { replaced: false, outcome: { kind: "waiting", attention: unsignable } };
   const fees = replacementFees(previous, await chain.fees(network, { fresh: true }), maxFeeCapWei(network));
   if (!fees) {
     const message = `not mined after ${env().CHAIN_REPLACE_AFTER_BLOCKS} blocks, and a replacement would pay more than CHAIN_MAX_FEE_GWEI_${network.toUpperCase()}: waiting`;
@@ -186,6 +190,20 @@ async function replace(
       outcome: { kind: "waiting", attention: `the node refuses the replacement: ${answer.reason}` },
     };
   return { replaced: true, outcome: { kind: "waiting", attention: null } };
+}
+
+/**
+ * Why no new version of this transaction can be signed here, or null. A hot-wallet transaction is
+ * signed with the configured hot wallet's key: one sent from another address (the wallet before its
+ * key was changed) would get a version paying from the new wallet, at a nonce of the old one's
+ * sequence, while the old version can still be mined: paid twice, and the new wallet's own
+ * transaction at that nonce lost. Its signed versions are still sent again; nothing new is signed.
+ */
+function unsignableReason(chainTx: ChainTx): string | null {
+  if (chainTx.purpose === "sweep") return null; // signed with the deposit address's own key
+  const configured = providers().chain.hotWalletAddress(chainTx.network as Network);
+  if (configured.toLowerCase() === chainTx.fromAddress.toLowerCase()) return null;
+  return `sent from ${chainTx.fromAddress}, not the configured hot wallet ${configured}: its signed versions are sent again, and no replacement or cancellation can be signed without that wallet's key`;
 }
 
 async function signVersion(chainTx: ChainTx, kind: ChainTxAttempt["kind"], fees: Fees) {
