@@ -7,6 +7,7 @@ import { startWorker as startJobs, stopWorker as stopJobs } from "@/lib/worker";
 import { account, startAnvil, type Anvil } from "./fixtures/anvil";
 import { CONFIRMATIONS, useLocalChain } from "./fixtures/local-chain";
 import { api, seedMerchant } from "./helpers";
+import { waitFor } from "./support/wait";
 
 // Detection latency of the real watcher job (pg-boss, ticking every CHAIN_POLL_SECONDS = 1 s):
 // from the moment a transfer has its confirmations on the node to the order being COMPLETED in the
@@ -89,8 +90,15 @@ describe("deposit detection latency with the watcher job polling", () => {
       // Applied by a pass already running at the confirmation, or by the first to start after it and
       // complete: one that began after it and completed without applying it missed it.
       const lastConfirmed = applied[applied.length - 1].confirmedAt;
-      for (const until = Date.now() + 30_000; !(await firstPassSince(lastConfirmed)) && Date.now() < until;)
-        await new Promise((r) => setTimeout(r, 100));
+      await waitFor(
+        "a watcher pass after the last confirmation",
+        () => firstPassSince(lastConfirmed),
+        Boolean,
+        30_000,
+        {
+          everyMs: 100,
+        },
+      );
       const late: string[] = [];
       let checked = 0;
       for (const a of applied) {

@@ -97,6 +97,16 @@ async function withdraw(apiKey: string, body: Record<string, unknown>) {
   return res.body as { id: string; transactionHash: Hex; fees: { network: number } };
 }
 
+/** A withdrawal sent with automining off, then the base fee raised past what it offers: it cannot be mined. */
+async function unmineableWithdrawal(apiKey: string, toAddress: Hex) {
+  await anvil.test.setAutomine(false);
+  const w = await withdraw(apiKey, { toAddress, value: 54 });
+  const chainTx = await chainTxOf(w.id);
+  const [original] = await attemptsOf(chainTx.id);
+  await anvil.test.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(original.maxFeePerGas) * 10n });
+  return { w, chainTx, original };
+}
+
 /** Mines the confirmations, then moves the withdrawal forward until it is final. */
 async function settle(id: string) {
   await anvil.mine(CONFIRMATIONS);
@@ -163,12 +173,7 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
   it("a fee too low is replaced at the same nonce, at least 12.5% higher, and the replacement completes the withdrawal", async () => {
     const { merchant, apiKey } = await seedMerchant({ balanceCentavos: 100_000 });
     const to = randomAddress();
-    await anvil.test.setAutomine(false);
-    const w = await withdraw(apiKey, { toAddress: to, value: 54 });
-    const chainTx = await chainTxOf(w.id);
-    const [original] = await attemptsOf(chainTx.id);
-    // The base fee jumps past what the transaction offers: it cannot be mined.
-    await anvil.test.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(original.maxFeePerGas) * 10n });
+    const { w, chainTx, original } = await unmineableWithdrawal(apiKey, to);
     await anvil.mine(1);
     expect(await receipt(w.transactionHash)).toBeNull();
     expect(await processWithdrawal(w.id)).toBe(false); // not yet CHAIN_REPLACE_AFTER_BLOCKS (3) blocks
@@ -316,12 +321,8 @@ describe("outgoing chain transactions (polygon and bsc → anvil, through a fail
     const newWallet = privateKeyToAccount(newKey).address;
     await anvil.test.setBalance({ address: newWallet, value: 10n ** 21n });
     await anvil.mint(usdt, newWallet, 10n ** 15n);
-    await anvil.test.setAutomine(false);
-    const stuck = await withdraw(apiKey, { toAddress: oldTo, value: 54 });
-    const chainTx = await chainTxOf(stuck.id);
-    const [original] = await attemptsOf(chainTx.id);
-    // It cannot be mined, and a replacement is due: the old wallet's would have been signed now.
-    await anvil.test.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(original.maxFeePerGas) * 10n });
+    const { w: stuck, chainTx, original } = await unmineableWithdrawal(apiKey, oldTo);
+    // A replacement is due: the old wallet's would have been signed now.
     await anvil.mine(4);
     process.env.HOT_WALLET_PRIVATE_KEY = newKey;
     resetEnvForTests();

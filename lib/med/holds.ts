@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { orderSplitViews } from "@/lib/splits/service";
 import type { Tx } from "@/db";
+import { constant } from "@/db/constant";
 import { prepared } from "@/db/prepared";
 import { medInfractions, pixReturns, type MedInfraction } from "@/db/schema";
 import { recordEvent } from "@/lib/events/outbox";
@@ -124,7 +125,12 @@ const heldFundsQuery = () =>
         deadline: medInfractions.deadline,
       })
       .from(medInfractions)
-      .where(and(eq(medInfractions.merchantId, sql.placeholder("merchantId")), eq(medInfractions.holdState, "held")))
+      .where(
+        and(
+          eq(medInfractions.merchantId, sql.placeholder("merchantId")),
+          eq(medInfractions.holdState, constant("held")),
+        ),
+      )
       .orderBy(asc(medInfractions.deadline))
       .prepare("held_funds"),
   );
